@@ -1,0 +1,69 @@
+// swift-tools-version: 6.1
+//
+// BackgroundExecution: the iOS background execution system, implemented in Swift for Linux.
+//
+// Layers point inward (see ARCHITECTURE in the README): `BackgroundCore` is a pure state machine
+// with no I/O, clocks or threads; `BackgroundExecution` is the app-facing API with Apple's names
+// plus the in-process `EmbeddedSystem`; `bgctl` is the command line.
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "BackgroundExecution",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BackgroundCore", targets: ["BackgroundCore"]),
+        .library(name: "BackgroundExecution", targets: ["BackgroundExecution"]),
+        .executable(name: "bgctl", targets: ["bgctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(
+            name: "BackgroundCore",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BackgroundExecution",
+            dependencies: [
+                "BackgroundCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "bgctl",
+            dependencies: [
+                "BackgroundCore",
+                "BackgroundExecution",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundCoreTests",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundExecutionTests",
+            dependencies: ["BackgroundExecution", "BackgroundCore", "bgctl"],
+            swiftSettings: strictSettings
+        ),
+        // Code copied from the seed documents with only its imports changed. It is app code, written
+        // the way iOS apps are (Swift 5 language mode), so this target proves source compatibility.
+        .testTarget(
+            name: "SeedFixtureTests",
+            dependencies: ["BackgroundExecution"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,99 @@
+/// The outstanding assertions of one app, in begin order.
+///
+/// Identifiers increase, so the ledger is an array sorted by identifier: beginning appends,
+/// ending is a binary search, and "begin order" costs nothing. The common case (end the newest
+/// assertion) removes from the end.
+public struct AssertionLedger: Sendable, Hashable {
+    private var assertions: [Assertion] = []
+    private var nextRawID = 1
+
+    /// Creates an empty ledger whose first identifier is 1.
+    public init() {}
+
+    /// The number of outstanding assertions.
+    public var count: Int { assertions.count }
+
+    /// Whether no assertion is outstanding.
+    public var isEmpty: Bool { assertions.isEmpty }
+
+    /// The outstanding assertions, oldest first.
+    public var inBeginOrder: [Assertion] { assertions }
+
+    /// The identifier the next `begin` will issue.
+    public var nextID: AssertionID { AssertionID(rawValue: nextRawID) }
+
+    /// Records a new assertion and returns its identifier.
+    public mutating func begin(name: String, origin: SourceLocation, at now: Instant, hasExpirationHandler: Bool)
+        -> AssertionID
+    {
+        let id = AssertionID(rawValue: nextRawID)
+        nextRawID += 1
+        assertions.append(
+            Assertion(id: id, name: name, origin: origin, beganAt: now, hasExpirationHandler: hasExpirationHandler)
+        )
+        return id
+    }
+
+    /// Removes and returns the assertion, or `nil` if it is unknown or already ended.
+    public mutating func end(_ id: AssertionID) -> Assertion? {
+        guard let index = index(of: id) else { return nil }
+        return assertions.remove(at: index)
+    }
+
+    /// The assertion with this identifier, if outstanding.
+    public func assertion(_ id: AssertionID) -> Assertion? {
+        index(of: id).map { assertions[$0] }
+    }
+
+    /// Whether the assertion is outstanding.
+    public func contains(_ id: AssertionID) -> Bool { index(of: id) != nil }
+
+    /// Marks every outstanding assertion that has a handler not yet called as delivered, and
+    /// returns their identifiers in begin order.
+    mutating func takeUndeliveredHandlers() -> [AssertionID] {
+        var ids: [AssertionID] = []
+        for index in assertions.indices where assertions[index].hasExpirationHandler {
+            if !assertions[index].expirationDelivered {
+                assertions[index].expirationDelivered = true
+                ids.append(assertions[index].id)
+            }
+        }
+        return ids
+    }
+
+    /// Marks the handlers as not yet delivered again (expiration was cancelled before them).
+    mutating func restoreUndelivered(_ ids: some Sequence<AssertionID>) {
+        for id in ids {
+            if let index = index(of: id) { assertions[index].expirationDelivered = false }
+        }
+    }
+
+    /// Removes and returns every outstanding assertion, oldest first.
+    public mutating func removeAll() -> [Assertion] {
+        defer { assertions.removeAll() }
+        return assertions
+    }
+
+    private func index(of id: AssertionID) -> Int? {
+        if let last = assertions.last, last.id == id { return assertions.count - 1 }
+        var low = 0
+        var high = assertions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if assertions[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < assertions.count && assertions[low].id == id ? low : nil
+    }
+
+    /// Checks the ledger's own invariants: identifiers strictly increasing and below `nextID`.
+    func violations() -> [String] {
+        var found: [String] = []
+        for (earlier, later) in zip(assertions, assertions.dropFirst()) where earlier.id >= later.id {
+            found.append("ledger out of order: \(earlier.id) before \(later.id)")
+        }
+        if let last = assertions.last, last.id.rawValue >= nextRawID {
+            found.append("ledger holds \(last.id) but next identifier is \(nextRawID)")
+        }
+        return found
+    }
+}

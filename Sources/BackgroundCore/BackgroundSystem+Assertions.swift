@@ -1,0 +1,62 @@
+extension BackgroundSystem {
+    /// UIKit's exact message for ending an unknown or already-ended identifier (R1.13).
+    public static func unknownAssertionMessage(_ id: AssertionID) -> String {
+        "Can't end BackgroundTask: no background task exists with identifier \(id), or it may have "
+            + "already been ended. Break in UIApplicationEndBackgroundTaskError() to debug."
+    }
+
+    mutating func beginAssertion(
+        _ app: AppID,
+        name: String,
+        origin: SourceLocation,
+        hasHandler: Bool,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) {
+        let index = recordIndex(for: app)
+        if let reason = denial(for: apps[index], at: now) {
+            effects.append(.assertionDenied(app, name: name, reason: reason))
+            effects.append(.log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")))
+            return
+        }
+        if apps[index].ledger.count >= policy.maximumOutstandingAssertions {
+            let explanation =
+                "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
+                + "at most \(policy.maximumOutstandingAssertions) allowed"
+            end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
+            return
+        }
+        let id = apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasHandler)
+        if apps[index].state == .background {
+            apps[index].budget.startTicking(at: now)
+        }
+        effects.append(.assertionGranted(app, id))
+    }
+
+    /// Why an assertion cannot be granted now, or `nil` if it can.
+    private func denial(for record: AppRecord, at now: Instant) -> String? {
+        guard policy.grantsAssertions else { return "background execution is not available on this system" }
+        guard record.state.isRunning else { return "the app is \(record.state)" }
+        if record.state == .background,
+            record.budget.expirationStarted || record.budget.remaining(at: now) <= policy.expirationLeadTime
+        {
+            return "no background time remaining"
+        }
+        return nil
+    }
+
+    mutating func endAssertion(_ app: AppID, _ id: AssertionID, at now: Instant, into effects: inout [Effect]) {
+        guard let index = appIndex[app], apps[index].state.isRunning else {
+            effects.append(.log(LogRecord(.warning, app: app, "endBackgroundTask(\(id)) from an app that is not running")))
+            return
+        }
+        guard apps[index].ledger.end(id) != nil else {
+            effects.append(.log(LogRecord(.error, app: app, Self.unknownAssertionMessage(id))))
+            return
+        }
+        if apps[index].ledger.isEmpty {
+            apps[index].budget.stopTicking(at: now)
+            settle(index, at: now, into: &effects)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+/// What falls due at a deadline.
+enum DeadlineKind: Sendable, Hashable {
+    /// `applicationDidEnterBackground(_:)` ran out of time.
+    case didEnterBackgroundTimeout
+    /// Time to call the expiration handlers.
+    case expirationStart
+    /// The running expiration handler ran out of time.
+    case expirationHandlerTimeout
+    /// The budget ran out.
+    case budgetEnd
+}
+
+extension BackgroundSystem {
+    /// The earliest deadline of one app, if it has any.
+    func deadline(of record: AppRecord) -> (at: Instant, kind: DeadlineKind)? {
+        var best: (at: Instant, kind: DeadlineKind)?
+        func consider(_ at: Instant?, _ kind: DeadlineKind) {
+            guard let at else { return }
+            if best == nil || at < best!.at { best = (at, kind) }
+        }
+        // On a tie the first considered wins: expiration comes before the budget's end.
+        consider(record.didEnterBackgroundDeadline, .didEnterBackgroundTimeout)
+        if let endsAt = record.budget.endsAt, !record.budget.expirationStarted {
+            consider(max(record.budget.tickingSince ?? endsAt, endsAt - policy.expirationLeadTime), .expirationStart)
+        }
+        if let run = record.expiration {
+            consider(run.currentDeadline, .expirationHandlerTimeout)
+        } else if let endsAt = record.budget.endsAt {
+            // The budget's end waits while handlers run: their own watchdog bounds the wait.
+            consider(endsAt, .budgetEnd)
+        }
+        return best
+    }
+
+    /// The earliest deadline of all apps, and whose it is.
+    func earliestDeadline() -> (at: Instant, kind: DeadlineKind, index: Int)? {
+        var best: (at: Instant, kind: DeadlineKind, index: Int)?
+        for index in apps.indices {
+            guard let found = deadline(of: apps[index]) else { continue }
+            if best == nil || found.at < best!.at { best = (found.at, found.kind, index) }
+        }
+        return best
+    }
+
+    /// Processes every deadline at or before `now`, each at its own instant, earliest first.
+    mutating func runDeadlines(through now: Instant, into effects: inout [Effect]) {
+        guard let next = nextDeadline, next <= now else { return }
+        while let due = earliestDeadline(), due.at <= now {
+            fire(due.kind, of: due.index, at: due.at, into: &effects)
+        }
+    }
+
+    private mutating func fire(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect]) {
+        let limit = policy.didEnterBackgroundTimeLimit.formattedSeconds
+        switch kind {
+        case .didEnterBackgroundTimeout:
+            let explanation = "applicationDidEnterBackground(_:) did not return within \(limit) s"
+            end(index, reason: .watchdog(.watchdogTimeout), explanation: explanation, at: time, into: &effects)
+        case .expirationStart:
+            startExpiration(of: index, at: time, into: &effects)
+        case .expirationHandlerTimeout:
+            expirationHandlerTimedOut(index, at: time, into: &effects)
+        case .budgetEnd:
+            apps[index].budget.stopTicking(at: time)
+            guard !apps[index].ledger.isEmpty else { return settle(index, at: time, into: &effects) }
+            end(
+                index, reason: .watchdog(.watchdogTimeout),
+                explanation: "has active assertions beyond permitted time", at: time, into: &effects)
+        }
+    }
+
+    private mutating func startExpiration(of index: Int, at time: Instant, into effects: inout [Effect]) {
+        apps[index].budget.expirationStarted = true
+        let handlers = apps[index].ledger.takeUndeliveredHandlers()
+        let remaining = apps[index].budget.remaining(at: time).formattedSeconds
+        let message = "background time expiring (\(remaining) s left): calling \(handlers.count) expiration handler(s)"
+        effects.append(.log(LogRecord(.notice, app: apps[index].id, message)))
+        guard !handlers.isEmpty else { return }
+        apps[index].expiration = ExpirationRun(startedAt: time, pending: handlers)
+        callNextHandler(of: index, at: time, into: &effects)
+    }
+
+    /// Calls the next pending handler whose assertion is still held; finishes the run if none is.
+    private mutating func callNextHandler(of index: Int, at time: Instant, into effects: inout [Effect]) {
+        guard var run = apps[index].expiration else { return }
+        while !run.pending.isEmpty {
+            let id = run.pending.removeFirst()
+            guard apps[index].ledger.contains(id) else { continue }
+            run.current = id
+            run.currentDeadline = min(
+                time + policy.expirationHandlerTimeLimit, run.startedAt + policy.expirationHandlersTotalTimeLimit)
+            apps[index].expiration = run
+            effects.append(.runExpirationHandler(apps[index].id, id))
+            return
+        }
+        apps[index].expiration = nil
+        settle(index, at: time, into: &effects)
+    }
+
+    mutating func expirationHandlerReturned(
+        _ app: AppID,
+        _ id: AssertionID,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) {
+        guard let index = appIndex[app], apps[index].expiration?.current == id else {
+            effects.append(.log(LogRecord(.debug, app: app, "expiration handler of \(id) returned late; ignored")))
+            return
+        }
+        callNextHandler(of: index, at: now, into: &effects)
+    }
+
+    private mutating func expirationHandlerTimedOut(_ index: Int, at time: Instant, into effects: inout [Effect]) {
+        guard let run = apps[index].expiration, let id = run.current else { return }
+        let name = apps[index].ledger.assertion(id)?.name ?? "?"
+        let explanation: String
+        if time - run.startedAt >= policy.expirationHandlersTotalTimeLimit {
+            let total = policy.expirationHandlersTotalTimeLimit.formattedSeconds
+            explanation = "expiration handlers did not finish within \(total) s in total (running: \"\(name)\" #\(id))"
+        } else {
+            let each = policy.expirationHandlerTimeLimit.formattedSeconds
+            explanation = "expiration handler of background task \"\(name)\" #\(id) did not return within \(each) s"
+        }
+        end(index, reason: .watchdog(.watchdogTimeout), explanation: explanation, at: time, into: &effects)
+    }
+}

@@ -1,0 +1,48 @@
+extension BackgroundSystem {
+    /// Checks the rules that must hold between any two events, and returns each one broken.
+    ///
+    /// Runs after every event in debug builds (as swift-collections' `_checkInvariants` and
+    /// TigerBeetle's `defer self.invariants()`); the simulator runs it in every build.
+    ///
+    /// - Returns: One sentence per broken rule; empty when all hold.
+    public func checkInvariants() -> [String] {
+        var found: [String] = []
+        if appIndex.count != apps.count { found.append("app index has \(appIndex.count) entries for \(apps.count) apps") }
+        for (position, record) in apps.enumerated() {
+            if appIndex[record.id] != position { found.append("\(record.id): index does not point at its record") }
+            found += record.ledger.violations().map { "\(record.id): \($0)" }
+            found += violations(of: record).map { "\(record.id): \($0)" }
+        }
+        if nextDeadline != earliestDeadline()?.at { found.append("cached next deadline is stale") }
+        return found
+    }
+
+    private func violations(of record: AppRecord) -> [String] {
+        var found: [String] = []
+        let state = record.state
+        if !state.isRunning {
+            if !record.ledger.isEmpty { found.append("\(state) app holds \(record.ledger.count) assertion(s)") }
+            if record.budget.isTicking { found.append("\(state) app's budget is ticking") }
+            if record.expiration != nil { found.append("\(state) app has an expiration in progress") }
+            if record.didEnterBackgroundDeadline != nil { found.append("\(state) app awaits its delegate") }
+        }
+        if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
+        if state == .background {
+            if !record.ledger.isEmpty && !record.budget.isTicking && record.expiration == nil {
+                found.append("background app holds assertions but its budget is not ticking")
+            }
+            if record.ledger.isEmpty && record.didEnterBackgroundDeadline == nil && record.expiration == nil {
+                found.append("background app needs no time but was neither suspended nor ended")
+            }
+        }
+        if record.ledger.count > policy.maximumOutstandingAssertions {
+            found.append("holds \(record.ledger.count) assertions, above the limit")
+        }
+        if let run = record.expiration, let current = run.current, !record.ledger.contains(current),
+            run.currentDeadline == nil
+        {
+            found.append("running expiration handler #\(current) has no deadline")
+        }
+        return found
+    }
+}

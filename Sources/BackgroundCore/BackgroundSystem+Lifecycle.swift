@@ -1,0 +1,175 @@
+extension BackgroundSystem {
+    /// Returns the error the event would raise in the current state, or `nil` if it is allowed.
+    func validate(_ event: Event) -> BackgroundSystemError? {
+        func check(_ app: AppID, _ name: String, allowed: (AppLifecycleState) -> Bool) -> BackgroundSystemError? {
+            let current = state(of: app)
+            return allowed(current)
+                ? nil : BackgroundSystemError(code: .illegalTransition, app: app, state: current, event: name)
+        }
+        switch event {
+        case .launch(let app, _):
+            return check(app, "launch") { $0 == .notRunning || $0.isTerminated }
+        case .activate(let app):
+            return check(app, "activate") { $0 == .inactive }
+        case .deactivate(let app):
+            return check(app, "deactivate") { $0 == .active }
+        case .enterBackground(let app):
+            return check(app, "enterBackground") { $0 == .inactive }
+        case .enterForeground(let app):
+            return check(app, "enterForeground") { $0 == .background || $0 == .suspended }
+        case .resumeInBackground(let app):
+            return check(app, "resumeInBackground") { $0 == .suspended }
+        case .terminate(let app, _):
+            let current = state(of: app)
+            return current.hasProcess
+                ? nil : BackgroundSystemError(code: .appNotRunning, app: app, state: current, event: "terminate")
+        case .didEnterBackgroundReturned, .beginAssertion, .endAssertion, .expirationHandlerReturned,
+            .setBackgroundRefresh, .tick:
+            return nil
+        }
+    }
+
+    mutating func launch(_ app: AppID, _ kind: LaunchKind, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        let previous = apps[index].state
+        apps[index].ledger = AssertionLedger()
+        apps[index].budget.refill(policy.backgroundTimeBudget)
+        switch kind {
+        case .foreground:
+            apps[index].state = .inactive
+            effects.append(.stateChanged(app, from: previous, to: .inactive))
+        case .background:
+            apps[index].state = .background
+            effects.append(.stateChanged(app, from: previous, to: .background))
+            settle(index, at: now, into: &effects)
+        }
+    }
+
+    mutating func transition(_ app: AppID, to target: AppLifecycleState, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        let previous = apps[index].state
+        apps[index].state = target
+        effects.append(.stateChanged(app, from: previous, to: target))
+    }
+
+    mutating func enterBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        apps[index].state = .background
+        apps[index].budget.refill(policy.backgroundTimeBudget)
+        if !apps[index].ledger.isEmpty {
+            // Assertions begun in the foreground were dormant; they become effective now (R1.7).
+            apps[index].budget.startTicking(at: now)
+        }
+        apps[index].didEnterBackgroundDeadline = now + policy.didEnterBackgroundTimeLimit
+        effects.append(.stateChanged(app, from: .inactive, to: .background))
+        effects.append(.deliverDidEnterBackground(app))
+    }
+
+    mutating func enterForeground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        let previous = apps[index].state
+        apps[index].budget.stopTicking(at: now)
+        apps[index].didEnterBackgroundDeadline = nil
+        if let run = apps[index].expiration {
+            // Back in the foreground nothing is expiring: handlers not yet called stay armed.
+            apps[index].ledger.restoreUndelivered(run.pending)
+            apps[index].expiration = nil
+        }
+        apps[index].state = .inactive
+        effects.append(.stateChanged(app, from: previous, to: .inactive))
+    }
+
+    mutating func resumeInBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        apps[index].budget.refill(policy.backgroundTimeBudget)
+        apps[index].state = .background
+        effects.append(.stateChanged(app, from: .suspended, to: .background))
+        settle(index, at: now, into: &effects)
+    }
+
+    mutating func didEnterBackgroundReturned(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
+        guard let index = appIndex[app], apps[index].didEnterBackgroundDeadline != nil else {
+            effects.append(.log(LogRecord(.debug, app: app, "applicationDidEnterBackground returned late; ignored")))
+            return
+        }
+        apps[index].didEnterBackgroundDeadline = nil
+        settle(index, at: now, into: &effects)
+    }
+
+    mutating func terminate(_ app: AppID, _ reason: TerminationReason, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: app)
+        let explanation: String
+        switch reason {
+        case .userForceQuit: explanation = "the user removed the app from the app switcher"
+        case .systemReclaimed: explanation = "the system reclaimed the suspended app"
+        case .exited(let status): explanation = "the process exited with status \(status)"
+        case .watchdog: explanation = "ended by the watchdog"
+        }
+        end(index, reason: reason, explanation: explanation, at: now, into: &effects)
+    }
+
+    /// Suspends (or, in the server profile, exits) an app in the background that needs no more
+    /// time: no assertion held, `applicationDidEnterBackground(_:)` returned, no handler running.
+    mutating func settle(_ index: Int, at now: Instant, into effects: inout [Effect]) {
+        let record = apps[index]
+        guard record.state == .background, record.ledger.isEmpty, record.didEnterBackgroundDeadline == nil,
+            record.expiration == nil
+        else { return }
+        apps[index].budget.stopTicking(at: now)
+        switch policy.idleBackgroundAction {
+        case .suspend:
+            apps[index].state = .suspended
+            effects.append(.stateChanged(record.id, from: .background, to: .suspended))
+            effects.append(.suspend(record.id))
+        case .exit(let status):
+            end(index, reason: .exited(status: status), explanation: "the last background task ended", at: now,
+                into: &effects)
+        }
+    }
+
+    /// Ends the app's process: clears its records and reports what it still held.
+    mutating func end(
+        _ index: Int,
+        reason: TerminationReason,
+        explanation: String,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) {
+        let record = apps[index]
+        let leaked = apps[index].ledger.removeAll().map(TerminationReport.LeakedAssertion.init)
+        let report = TerminationReport(
+            incident: nextIncident(),
+            app: record.id,
+            reason: reason,
+            explanation: explanation,
+            at: now,
+            stateBefore: record.state,
+            permittedBackgroundDuration: policy.backgroundTimeBudget,
+            leakedAssertions: leaked,
+            policyName: policy.name
+        )
+        apps[index].state = .terminated(reason)
+        apps[index].budget.refill(policy.backgroundTimeBudget)
+        apps[index].expiration = nil
+        apps[index].didEnterBackgroundDeadline = nil
+        effects.append(.stateChanged(record.id, from: record.state, to: .terminated(reason)))
+        switch reason {
+        case .exited(let status):
+            effects.append(.exit(record.id, status: status, report))
+        case .watchdog(let code):
+            let summary = "terminated with \(code): \(explanation); \(leaked.count) assertion(s) held"
+            effects.append(.log(LogRecord(.error, app: record.id, summary)))
+            effects.append(.terminate(record.id, report))
+        case .userForceQuit, .systemReclaimed:
+            effects.append(.terminate(record.id, report))
+        }
+    }
+}
+
+extension AppLifecycleState {
+    /// Whether the app's process has ended.
+    public var isTerminated: Bool {
+        if case .terminated = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,40 @@
+/// The device-wide Background App Refresh settings.
+struct DeviceRefreshSettings: Sendable, Hashable {
+    var systemSwitch = true
+    var lowPowerMode = false
+    var restricted = false
+}
+
+extension BackgroundSystem {
+    /// The app's Background App Refresh status (S6).
+    ///
+    /// `restricted` under a restriction; `denied` when the system switch or the app's switch is
+    /// off, or in Low Power Mode (Apple turns refresh off in Low Power Mode but does not say which
+    /// value it reports: **ours** is `denied`); otherwise `available`.
+    public func backgroundRefreshStatus(of app: AppID) -> BackgroundRefreshStatus {
+        if device.restricted { return .restricted }
+        let appSwitch = appIndex[app].map { apps[$0].refreshSwitch } ?? true
+        if !device.systemSwitch || !appSwitch || device.lowPowerMode { return .denied }
+        return .available
+    }
+
+    /// Whether Low Power Mode is on.
+    public var isLowPowerModeEnabled: Bool { device.lowPowerMode }
+
+    mutating func setBackgroundRefresh(_ setting: BackgroundRefreshSetting, into effects: inout [Effect]) {
+        let before = apps.map { backgroundRefreshStatus(of: $0.id) }
+        switch setting {
+        case .systemSwitch(let on): device.systemSwitch = on
+        case .lowPowerMode(let on): device.lowPowerMode = on
+        case .restricted(let on): device.restricted = on
+        case .appSwitch(let app, let on): apps[recordIndex(for: app)].refreshSwitch = on
+        }
+        for index in apps.indices {
+            let status = backgroundRefreshStatus(of: apps[index].id)
+            let previous = index < before.count ? before[index] : .available
+            if status != previous && apps[index].state.hasProcess {
+                effects.append(.backgroundRefreshStatusChanged(apps[index].id, status))
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/// The background execution system's brain: a pure state machine driven by events.
+///
+/// It decides everything iOS decides about background execution (app lifecycle, assertions,
+/// budgets, expiration, the watchdog, termination reports, Background App Refresh status) as a
+/// function of its state, the event and the time the event happened. It never reads a clock,
+/// sleeps, starts a thread or does I/O: the shells feed it events and carry out the effects it
+/// returns, so the same rules run on the real clock in a service and on virtual time in tests.
+///
+/// ```swift
+/// var system = BackgroundSystem(policy: .iOS)
+/// let app: AppID = "com.example.notes"
+/// try system.handle(.launch(app, .foreground), at: .zero)
+/// try system.handle(.activate(app), at: .zero)
+/// let granted = try system.handle(
+///     .beginAssertion(app, name: "Upload", origin: SourceLocation(), hasExpirationHandler: true),
+///     at: .seconds(1))
+/// // granted == [.assertionGranted(app, AssertionID(rawValue: 1))]
+/// ```
+///
+/// Time must not go backwards: an event stamped earlier than the previous one is treated as
+/// happening at the previous one's time.
+public struct BackgroundSystem: Sendable {
+    /// The numbers in force.
+    public let policy: SystemPolicy
+
+    var apps: [AppRecord] = []
+    var appIndex: [AppID: Int] = [:]
+    var device = DeviceRefreshSettings()
+    /// The latest instant the system has been told about.
+    public private(set) var now: Instant = .zero
+    /// The wake-up last requested from the shell, if any.
+    private(set) var requestedWakeup: Instant?
+    /// The earliest instant at which something falls due, if anything will.
+    public private(set) var nextDeadline: Instant?
+    var incidentCount = 0
+
+    /// Creates a system with no apps.
+    public init(policy: SystemPolicy = .iOS) {
+        self.policy = policy
+    }
+
+    /// Handles one event and returns the effects to carry out, in order.
+    ///
+    /// Deadlines that fell due before `now` (budget ends, handler watchdogs) are processed first,
+    /// at their own instants, then the event is applied.
+    ///
+    /// - Throws: ``BackgroundSystemError`` if the event is not allowed in the app's current
+    ///   state (an illegal lifecycle transition); the event is then not applied.
+    @discardableResult
+    public mutating func handle(_ event: Event, at now: Instant) throws(BackgroundSystemError) -> [Effect] {
+        var effects: [Effect] = []
+        try handle(event, at: now, into: &effects)
+        return effects
+    }
+
+    /// Handles one event, appending its effects to `effects`; for shells that reuse a buffer.
+    public mutating func handle(_ event: Event, at now: Instant, into effects: inout [Effect])
+        throws(BackgroundSystemError)
+    {
+        let now = max(now, self.now)
+        if let error = validate(event) { throw error }
+        self.now = now
+        runDeadlines(through: now, into: &effects)
+        apply(event, at: now, into: &effects)
+        updateWakeup(into: &effects)
+        #if DEBUG
+        let violations = checkInvariants()
+        assert(violations.isEmpty, "BackgroundSystem invariants violated: \(violations)")
+        #endif
+    }
+
+    private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) {
+        if let error = validate(event) {
+            // A deadline processed just before changed the app's state (for example the watchdog
+            // ended it); the event no longer applies.
+            effects.append(.log(LogRecord(.notice, app: error.app, "dropped \(error.event): \(error)")))
+            return
+        }
+        switch event {
+        case .launch(let app, let kind): launch(app, kind, at: now, into: &effects)
+        case .activate(let app): transition(app, to: .active, into: &effects)
+        case .deactivate(let app): transition(app, to: .inactive, into: &effects)
+        case .enterBackground(let app): enterBackground(app, at: now, into: &effects)
+        case .enterForeground(let app): enterForeground(app, at: now, into: &effects)
+        case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
+        case .didEnterBackgroundReturned(let app): didEnterBackgroundReturned(app, at: now, into: &effects)
+        case .beginAssertion(let app, let name, let origin, let hasHandler):
+            beginAssertion(app, name: name, origin: origin, hasHandler: hasHandler, at: now, into: &effects)
+        case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
+        case .expirationHandlerReturned(let app, let id): expirationHandlerReturned(app, id, at: now, into: &effects)
+        case .terminate(let app, let reason): terminate(app, reason, at: now, into: &effects)
+        case .setBackgroundRefresh(let setting): setBackgroundRefresh(setting, into: &effects)
+        case .tick: break
+        }
+    }
+
+    // MARK: Queries
+
+    /// The app's lifecycle state; `notRunning` for an app the system has never seen.
+    public func state(of app: AppID) -> AppLifecycleState {
+        appIndex[app].map { apps[$0].state } ?? .notRunning
+    }
+
+    /// The app's outstanding assertions, oldest first.
+    public func assertions(of app: AppID) -> [Assertion] {
+        appIndex[app].map { apps[$0].ledger.inBeginOrder } ?? []
+    }
+
+    /// The app's remaining background time at `now`, or `nil` while it is in the foreground
+    /// (where Apple reports `Double.greatestFiniteMagnitude`, R1.9).
+    public func backgroundTimeRemaining(of app: AppID, at now: Instant) -> Duration? {
+        guard let index = appIndex[app] else { return nil }
+        let record = apps[index]
+        if record.state.isForeground { return nil }
+        if !record.state.isRunning { return .zero }
+        return record.budget.remaining(at: max(now, self.now))
+    }
+
+    /// Every app the system knows, in the order it first saw them.
+    public var knownApps: [AppID] { apps.map(\.id) }
+
+    // MARK: Records
+
+    mutating func recordIndex(for app: AppID) -> Int {
+        if let index = appIndex[app] { return index }
+        apps.append(AppRecord(id: app, budget: policy.backgroundTimeBudget))
+        appIndex[app] = apps.count - 1
+        return apps.count - 1
+    }
+
+    mutating func nextIncident() -> Int {
+        incidentCount += 1
+        return incidentCount
+    }
+
+    private mutating func updateWakeup(into effects: inout [Effect]) {
+        nextDeadline = earliestDeadline()?.at
+        guard nextDeadline != requestedWakeup else { return }
+        requestedWakeup = nextDeadline
+        effects.append(nextDeadline.map { .scheduleWakeup(at: $0) } ?? .cancelWakeup)
+    }
+}

@@ -1,0 +1,34 @@
+/// What the system asks its shell to do in answer to an event.
+///
+/// Effects are data; the embedded system, the daemon and the simulator are three interpreters
+/// of the same effects. Their order within one answer is the order to carry them out in.
+public enum Effect: Sendable, Hashable {
+    /// The assertion was granted: hand this identifier back to the caller of `beginBackgroundTask`.
+    case assertionGranted(AppID, AssertionID)
+    /// The assertion could not be granted: return `.invalid` and call the caller's expiration
+    /// handler (S2: "If the system is unable to grant the task assertion, it calls your
+    /// expiration handler").
+    case assertionDenied(AppID, name: String, reason: String)
+    /// Call the expiration handler of this assertion on the app's main actor, then report
+    /// ``Event/expirationHandlerReturned(_:_:)``.
+    case runExpirationHandler(AppID, AssertionID)
+    /// Call `applicationDidEnterBackground(_:)` and post `didEnterBackgroundNotification` on the
+    /// main actor, then report ``Event/didEnterBackgroundReturned(_:)``.
+    case deliverDidEnterBackground(AppID)
+    /// The app's state changed; post the matching lifecycle notification.
+    case stateChanged(AppID, from: AppLifecycleState, to: AppLifecycleState)
+    /// Stop the app's process from running (freeze it).
+    case suspend(AppID)
+    /// End the app's process cleanly with this status; the report says nothing leaked.
+    case exit(AppID, status: Int32, TerminationReport)
+    /// Kill the app's process and publish the report.
+    case terminate(AppID, TerminationReport)
+    /// The app's Background App Refresh status changed; post the change notification.
+    case backgroundRefreshStatusChanged(AppID, BackgroundRefreshStatus)
+    /// Deliver ``Event/tick`` at this instant (replaces any earlier request).
+    case scheduleWakeup(at: Instant)
+    /// No wake-up is needed any more.
+    case cancelWakeup
+    /// Log this record.
+    case log(LogRecord)
+}

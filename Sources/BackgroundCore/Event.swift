@@ -1,0 +1,44 @@
+/// Something that happened, told to the system by a shell.
+///
+/// Events are facts: the user opened the app, app code began an assertion, a handler returned,
+/// time passed (`tick`). The system answers each with effects; see ``BackgroundSystem/handle(_:at:)``.
+public enum Event: Sendable, Hashable {
+    /// The app's process started, in the foreground (user) or the background (system).
+    case launch(AppID, LaunchKind)
+    /// The app became active (inactive → active).
+    case activate(AppID)
+    /// The app stopped receiving events (active → inactive).
+    case deactivate(AppID)
+    /// The app moved to the background (inactive → background); its budget starts.
+    case enterBackground(AppID)
+    /// The app is coming back to the foreground (background or suspended → inactive).
+    case enterForeground(AppID)
+    /// The system resumed a suspended app in the background to do work; its budget is refilled.
+    case resumeInBackground(AppID)
+    /// `applicationDidEnterBackground(_:)` (and the notification's observers) returned.
+    case didEnterBackgroundReturned(AppID)
+    /// App code called `beginBackgroundTask`.
+    case beginAssertion(AppID, name: String, origin: SourceLocation, hasExpirationHandler: Bool)
+    /// App code called `endBackgroundTask` with this identifier.
+    case endAssertion(AppID, AssertionID)
+    /// The expiration handler of this assertion returned.
+    case expirationHandlerReturned(AppID, AssertionID)
+    /// The user force-quit the app, the process exited, or the system reclaimed it.
+    case terminate(AppID, TerminationReason)
+    /// The user or the system changed a Background App Refresh setting.
+    case setBackgroundRefresh(BackgroundRefreshSetting)
+    /// Time passed: run whatever fell due at or before this instant.
+    case tick
+}
+
+/// A Background App Refresh switch (S6).
+public enum BackgroundRefreshSetting: Sendable, Hashable, Codable {
+    /// The system-wide switch in Settings.
+    case systemSwitch(Bool)
+    /// One app's switch in Settings.
+    case appSwitch(AppID, Bool)
+    /// Low Power Mode, which turns Background App Refresh off while on (S6).
+    case lowPowerMode(Bool)
+    /// A restriction (parental controls, device management) the user cannot lift.
+    case restricted(Bool)
+}

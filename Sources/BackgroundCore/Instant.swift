@@ -1,0 +1,77 @@
+/// A point on the system's monotonic timeline, measured from the system's origin.
+///
+/// The core never reads a clock: every event carries the `Instant` at which it happened, and
+/// the shells (embedded, daemon, simulator) decide what the origin is. The embedded system uses
+/// the moment it started; the simulator uses virtual time zero.
+///
+/// ```swift
+/// let start = Instant.zero
+/// let later = start + .seconds(30)
+/// later - start   // .seconds(30)
+/// ```
+public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The time elapsed since the origin of the timeline.
+    public var offset: Duration
+
+    /// Creates the instant that lies `offset` after the origin.
+    public init(offset: Duration) {
+        self.offset = offset
+    }
+
+    /// The origin of the timeline.
+    public static let zero = Instant(offset: .zero)
+
+    /// A point later than any a system will reach; used for "never".
+    public static let distantFuture = Instant(offset: .seconds(Int64.max / 4))
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+
+    public static func + (lhs: Instant, rhs: Duration) -> Instant { Instant(offset: lhs.offset + rhs) }
+
+    public static func - (lhs: Instant, rhs: Duration) -> Instant { Instant(offset: lhs.offset - rhs) }
+
+    public static func - (lhs: Instant, rhs: Instant) -> Duration { lhs.offset - rhs.offset }
+
+    public static func += (lhs: inout Instant, rhs: Duration) { lhs.offset += rhs }
+
+    /// Seconds since the origin, for display and for Apple's `TimeInterval` values.
+    public var seconds: Double { offset.seconds }
+
+    /// The instant as `T+<seconds>` with millisecond precision, e.g. `T+30.000s`.
+    public var description: String { "T+" + offset.formattedSeconds + "s" }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double` (Apple's `TimeInterval`).
+    public var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+
+    /// Creates a duration from a number of seconds given as a `Double`, rounded to nanoseconds.
+    public static func seconds(fromInterval interval: Double) -> Duration {
+        .nanoseconds(Int64((interval * 1e9).rounded()))
+    }
+
+    /// The duration in seconds with exactly three decimals, e.g. `30.000`; pure and locale-free.
+    public var formattedSeconds: String {
+        let (whole, attoseconds) = components
+        var milliseconds = whole * 1000 + attoseconds / 1_000_000_000_000_000
+        let negative = milliseconds < 0
+        if negative { milliseconds = -milliseconds }
+        let fraction = String(milliseconds % 1000)
+        let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
+        return (negative ? "-" : "") + String(milliseconds / 1000) + "." + padded
+    }
+}
+
+extension Instant {
+    /// The instant `value` seconds after the origin: `at: .seconds(31)` in tests and scripts.
+    public static func seconds(_ value: Int64) -> Instant { Instant(offset: .seconds(value)) }
+
+    /// The instant `value` seconds after the origin, from a fractional number of seconds.
+    public static func seconds(_ value: Double) -> Instant { Instant(offset: .seconds(fromInterval: value)) }
+
+    /// The instant `value` milliseconds after the origin.
+    public static func milliseconds(_ value: Int64) -> Instant { Instant(offset: .milliseconds(value)) }
+}

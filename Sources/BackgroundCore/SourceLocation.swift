@@ -1,0 +1,91 @@
+/// Where in the app's source an assertion was begun: `#fileID`, `#line` and `#function`.
+///
+/// Captured by default arguments at the call site, so a termination report can say exactly
+/// which line leaked. Locations captured from literals keep their `StaticString`s and only turn
+/// into `String`s when read, which keeps `beginBackgroundTask` free of allocations for them.
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    private enum Storage: Sendable {
+        case literal(fileID: StaticString, function: StaticString)
+        case text(fileID: String, function: String)
+    }
+
+    private let storage: Storage
+
+    /// The line number, 1-based; 0 when unknown.
+    public let line: UInt
+
+    /// Creates a location from the compiler's literals; use as a default argument.
+    ///
+    /// ```swift
+    /// func begin(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
+    ///     let origin = SourceLocation(fileID: fileID, line: line, function: function)
+    /// }
+    /// ```
+    public init(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
+        self.storage = .literal(fileID: fileID, function: function)
+        self.line = line
+    }
+
+    /// Creates a location from text, for example one received from another process.
+    public init(fileIDText: String, line: UInt, functionText: String) {
+        self.storage = .text(fileID: fileIDText, function: functionText)
+        self.line = line
+    }
+
+    /// A location for calls whose origin could not be captured (for example through a protocol).
+    public static let unknown = SourceLocation(fileIDText: "<unknown>", line: 0, functionText: "<unknown>")
+
+    /// The `#fileID` of the call site: `Module/File.swift`.
+    public var fileID: String {
+        switch storage {
+        case .literal(let fileID, _): return fileID.description
+        case .text(let fileID, _): return fileID
+        }
+    }
+
+    /// The `#function` of the call site, for example `uploadPendingData()`.
+    public var function: String {
+        switch storage {
+        case .literal(_, let function): return function.description
+        case .text(_, let function): return function
+        }
+    }
+
+    /// The module part of the file ID (`Module` in `Module/File.swift`).
+    public var module: String {
+        let file = fileID
+        guard let slash = file.firstIndex(of: "/") else { return file }
+        return String(file[..<slash])
+    }
+
+    /// `File.swift:42 in function()`.
+    public var description: String { "\(fileID):\(line) in \(function)" }
+
+    public static func == (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
+        lhs.line == rhs.line && lhs.fileID == rhs.fileID && lhs.function == rhs.function
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fileID)
+        hasher.combine(line)
+        hasher.combine(function)
+    }
+
+    private enum CodingKeys: String, CodingKey { case fileID, line, function }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            fileIDText: try container.decode(String.self, forKey: .fileID),
+            line: try container.decode(UInt.self, forKey: .line),
+            functionText: try container.decode(String.self, forKey: .function)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fileID, forKey: .fileID)
+        try container.encode(line, forKey: .line)
+        try container.encode(function, forKey: .function)
+    }
+}

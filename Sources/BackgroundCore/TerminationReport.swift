@@ -1,0 +1,86 @@
+/// What the system says when it ends an app: the code, the reason, and everything that leaked.
+///
+/// Apple stopped listing leaked assertions in crash reports in iOS 11; we list every one, with
+/// its name, identifier, begin time and the source line that began it.
+///
+/// ```swift
+/// if case .terminate(_, let report) = effect {
+///     print(report.renderText())   // an Apple-style header, then the leaked assertions
+/// }
+/// ```
+public struct TerminationReport: Sendable, Hashable, Codable {
+    /// An assertion that was still held when the app was ended.
+    public struct LeakedAssertion: Sendable, Hashable, Codable {
+        /// The identifier the app got from `beginBackgroundTask`.
+        public var id: AssertionID
+        /// The assertion's name.
+        public var name: String
+        /// When it was begun.
+        public var beganAt: Instant
+        /// Where it was begun.
+        public var origin: SourceLocation
+        /// Whether its expiration handler had been called.
+        public var expirationDelivered: Bool
+
+        /// Creates a leaked-assertion record from a ledger entry.
+        public init(_ assertion: Assertion) {
+            self.id = assertion.id
+            self.name = assertion.name
+            self.beganAt = assertion.beganAt
+            self.origin = assertion.origin
+            self.expirationDelivered = assertion.hasExpirationHandler && assertion.expirationDelivered
+        }
+    }
+
+    /// A number unique within one system, increasing from 1: the report's incident number.
+    public var incident: Int
+    /// The app that was ended.
+    public var app: AppID
+    /// Why.
+    public var reason: TerminationReason
+    /// A sentence that explains the termination, for example
+    /// `has active assertions beyond permitted time`.
+    public var explanation: String
+    /// When it happened.
+    public var at: Instant
+    /// The state the app was in.
+    public var stateBefore: AppLifecycleState
+    /// The policy's budget, as Apple's `permittedBackgroundDuration`.
+    public var permittedBackgroundDuration: Duration
+    /// Every assertion still held, oldest first.
+    public var leakedAssertions: [LeakedAssertion]
+    /// The name of the policy in force.
+    public var policyName: String
+
+    /// The exception code, for watchdog terminations.
+    public var code: ExceptionCode? { reason.code }
+
+    /// Whether the app ended cleanly (exit status 0, nothing leaked).
+    public var isClean: Bool {
+        if case .exited(status: 0) = reason { return leakedAssertions.isEmpty }
+        return false
+    }
+
+    /// Creates a report.
+    public init(
+        incident: Int,
+        app: AppID,
+        reason: TerminationReason,
+        explanation: String,
+        at: Instant,
+        stateBefore: AppLifecycleState,
+        permittedBackgroundDuration: Duration,
+        leakedAssertions: [LeakedAssertion],
+        policyName: String
+    ) {
+        self.incident = incident
+        self.app = app
+        self.reason = reason
+        self.explanation = explanation
+        self.at = at
+        self.stateBefore = stateBefore
+        self.permittedBackgroundDuration = permittedBackgroundDuration
+        self.leakedAssertions = leakedAssertions
+        self.policyName = policyName
+    }
+}
