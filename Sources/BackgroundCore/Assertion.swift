@@ -22,7 +22,7 @@ public struct Assertion: Sendable, Hashable, Codable {
     /// The name given to `beginBackgroundTask(withName:)`, or one generated from the caller.
     public let name: String
     /// Where the app began it.
-    public let origin: SourceLocation
+    public let origin: CallSite
     /// When it was begun.
     public let beganAt: Instant
     /// Whether the app supplied an expiration handler.
@@ -34,7 +34,7 @@ public struct Assertion: Sendable, Hashable, Codable {
     public init(
         id: AssertionID,
         name: String,
-        origin: SourceLocation,
+        origin: CallSite,
         beganAt: Instant,
         hasExpirationHandler: Bool,
         expirationDelivered: Bool = false

@@ -8,7 +8,7 @@ extension BackgroundSystem {
     mutating func beginAssertion(
         _ app: AppID,
         name: String,
-        origin: SourceLocation,
+        origin: CallSite,
         hasHandler: Bool,
         at now: Instant,
         into effects: inout [Effect]

@@ -12,7 +12,7 @@
 /// try system.handle(.launch(app, .foreground), at: .zero)
 /// try system.handle(.activate(app), at: .zero)
 /// let granted = try system.handle(
-///     .beginAssertion(app, name: "Upload", origin: SourceLocation(), hasExpirationHandler: true),
+///     .beginAssertion(app, name: "Upload", origin: CallSite(), hasExpirationHandler: true),
 ///     at: .seconds(1))
 /// // granted == [.assertionGranted(app, AssertionID(rawValue: 1))]
 /// ```

@@ -18,7 +18,7 @@ public enum Event: Sendable, Hashable {
     /// `applicationDidEnterBackground(_:)` (and the notification's observers) returned.
     case didEnterBackgroundReturned(AppID)
     /// App code called `beginBackgroundTask`.
-    case beginAssertion(AppID, name: String, origin: SourceLocation, hasExpirationHandler: Bool)
+    case beginAssertion(AppID, name: String, origin: CallSite, hasExpirationHandler: Bool)
     /// App code called `endBackgroundTask` with this identifier.
     case endAssertion(AppID, AssertionID)
     /// The expiration handler of this assertion returned.

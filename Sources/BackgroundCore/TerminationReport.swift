@@ -18,7 +18,7 @@ public struct TerminationReport: Sendable, Hashable, Codable {
         /// When it was begun.
         public var beganAt: Instant
         /// Where it was begun.
-        public var origin: SourceLocation
+        public var origin: CallSite
         /// Whether its expiration handler had been called.
         public var expirationDelivered: Bool
 

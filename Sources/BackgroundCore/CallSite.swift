@@ -3,7 +3,7 @@
 /// Captured by default arguments at the call site, so a termination report can say exactly
 /// which line leaked. Locations captured from literals keep their `StaticString`s and only turn
 /// into `String`s when read, which keeps `beginBackgroundTask` free of allocations for them.
-public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CallSite: Sendable, Hashable, Codable, CustomStringConvertible {
     private enum Storage: Sendable {
         case literal(fileID: StaticString, function: StaticString)
         case text(fileID: String, function: String)
@@ -18,7 +18,7 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     ///
     /// ```swift
     /// func begin(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
-    ///     let origin = SourceLocation(fileID: fileID, line: line, function: function)
+    ///     let origin = CallSite(fileID: fileID, line: line, function: function)
     /// }
     /// ```
     public init(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
@@ -33,7 +33,7 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     /// A location for calls whose origin could not be captured (for example through a protocol).
-    public static let unknown = SourceLocation(fileIDText: "<unknown>", line: 0, functionText: "<unknown>")
+    public static let unknown = CallSite(fileIDText: "<unknown>", line: 0, functionText: "<unknown>")
 
     /// The `#fileID` of the call site: `Module/File.swift`.
     public var fileID: String {
@@ -61,7 +61,7 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     /// `File.swift:42 in function()`.
     public var description: String { "\(fileID):\(line) in \(function)" }
 
-    public static func == (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
+    public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
         lhs.line == rhs.line && lhs.fileID == rhs.fileID && lhs.function == rhs.function
     }
 
