@@ -34,6 +34,17 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
 
     public static func += (lhs: inout Instant, rhs: Duration) { lhs.offset += rhs }
 
+    /// Encodes as a number of seconds since the origin (exact to the nanosecond for 100 days),
+    /// so reports read `"at": 30.5` rather than a pair of integers.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(offset.seconds)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(offset: .seconds(fromInterval: try decoder.singleValueContainer().decode(Double.self)))
+    }
+
     /// Seconds since the origin, for display and for Apple's `TimeInterval` values.
     public var seconds: Double { offset.seconds }
 

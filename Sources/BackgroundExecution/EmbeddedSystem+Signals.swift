@@ -1,0 +1,66 @@
+import BackgroundCore
+import Foundation
+
+extension EmbeddedSystem {
+    /// Treats these signals as "the app moved to the background": the graceful shutdown of a
+    /// Linux service with Apple's model.
+    ///
+    /// On the first signal the app moves to the background and its budget starts: work under
+    /// assertions goes on, expiration handlers run on the main actor shortly before the end, and
+    /// the process exits when the last assertion ends (status 0 under ``SystemPolicy/server(grace:)``),
+    /// or with a termination report naming what leaked. A second signal while already in the
+    /// background ends the process at once, as a user's second Ctrl-C expects, with a report of
+    /// what was still held.
+    ///
+    /// ```swift
+    /// system.moveToBackground(onSignals: [SIGTERM, SIGINT])
+    /// ```
+    ///
+    /// - Parameter signals: Signal numbers, for example `SIGTERM` and `SIGINT`.
+    public func moveToBackground(onSignals signals: [Int32]) {
+        let sources = signals.map { number in
+            ProcessControl.ignoreDefaultAction(of: number)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.receivedShutdownSignal(number) }
+            source.resume()
+            return SignalSource(source: source)
+        }
+        state.withLock { $0.signalSources += sources }
+    }
+
+    private func receivedShutdownSignal(_ number: Int32) {
+        let current = lifecycleState
+        if current.isForeground {
+            configuration.logger.notice("signal \(number): moving \(app) to the background")
+            moveToBackground()
+        } else if current.hasProcess {
+            configuration.logger.warning("signal \(number) again while in the background: ending now")
+            deliver(.terminate(app, .userForceQuit))
+        }
+    }
+}
+
+/// A dispatch signal source kept alive by the system. Dispatch sources are thread-safe; the
+/// type only lacks the annotation.
+struct SignalSource: @unchecked Sendable {
+    let source: any DispatchSourceSignal
+}
+
+/// The process-level system calls of the embedded system, in one place.
+enum ProcessControl {
+    /// Flushes standard output and error, then ends the process with `status`.
+    static func exit(_ status: Int32) -> Never {
+        fflush(nil)  // every open output stream
+        Foundation.exit(status)
+    }
+
+    /// Stops the signal's default action so a dispatch source can handle it.
+    static func ignoreDefaultAction(of signalNumber: Int32) {
+        _ = signal(signalNumber, SIG_IGN)
+    }
+
+    /// Writes text to standard error, unbuffered.
+    static func writeToStandardError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

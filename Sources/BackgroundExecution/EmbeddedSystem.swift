@@ -1,0 +1,279 @@
+public import BackgroundCore
+public import Foundation
+public import Logging
+import Synchronization
+
+/// The background execution system running inside the app's own process: the default connection.
+///
+/// It feeds the pure ``BackgroundSystem`` with events stamped by its clock and carries out the
+/// effects: expiration handlers and delegate calls on the main actor, timers for budgets and
+/// watchdogs, termination reports to stderr and a reports directory, and the process's exit.
+///
+/// For a Linux service this is graceful shutdown with Apple's model:
+///
+/// ```swift
+/// let system = EmbeddedSystem(configuration: .init(app: "com.example.indexer",
+///                                                  policy: .server(grace: .seconds(20))))
+/// system.moveToBackground(onSignals: [SIGTERM, SIGINT])
+/// let app = UIApplication.bootstrap(system)
+/// // work under app.beginBackgroundTask(...) finishes within 20 s after SIGTERM; the process
+/// // exits 0 when the last task ends, or prints a 0x8badf00d report naming what leaked.
+/// ```
+///
+/// On a ``ManualClock`` the same system runs in virtual time for tests: nothing happens until
+/// the clock is advanced, and main-actor work runs inside `advance`, in order.
+public final class EmbeddedSystem: SystemConnection {
+    /// Where the system's time comes from.
+    public enum Clock: Sendable {
+        /// The real, monotonic clock; the origin is the system's creation.
+        case continuous
+        /// Virtual time that moves only when advanced.
+        case manual(ManualClock)
+    }
+
+    /// What happens to the process when the system ends the app.
+    public enum TerminationBehavior: Sendable {
+        /// Write the report (for watchdog terminations) and end the process: status 0 for a clean
+        /// exit, ``EmbeddedSystem/watchdogExitStatus`` after a watchdog termination.
+        case exitProcess
+        /// Keep the report in ``EmbeddedSystem/terminationReports`` and let the process go on
+        /// (tests, demos).
+        case record
+    }
+
+    /// How an embedded system is set up.
+    public struct Configuration: Sendable {
+        /// The app's identity.
+        public var app: AppID
+        /// The numbers in force.
+        public var policy: SystemPolicy
+        /// The clock.
+        public var clock: Clock
+        /// What a termination does to the process.
+        public var terminationBehavior: TerminationBehavior
+        /// Where watchdog reports are written (`.txt` and `.json`); `nil` writes none.
+        public var reportsDirectory: URL?
+        /// Whether watchdog reports are also printed to standard error.
+        public var printsReportsToStandardError: Bool
+        /// The logger for the system's messages.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - app: The app's identity; defaults to `local.<process name>`.
+        ///   - policy: Defaults to ``SystemPolicy/server(grace:)`` with 30 s, iOS's budget.
+        ///   - clock: Defaults to the real clock.
+        ///   - terminationBehavior: Defaults to ending the process, as iOS does.
+        ///   - reportsDirectory: Defaults to ``EmbeddedSystem/defaultReportsDirectory``.
+        public init(
+            app: AppID = AppID("local." + ProcessInfo.processInfo.processName),
+            policy: SystemPolicy = .server(grace: .seconds(30)),
+            clock: Clock = .continuous,
+            terminationBehavior: TerminationBehavior = .exitProcess,
+            reportsDirectory: URL? = EmbeddedSystem.defaultReportsDirectory,
+            printsReportsToStandardError: Bool = true,
+            logger: Logger = Logger(label: "background-execution")
+        ) {
+            self.app = app
+            self.policy = policy
+            self.clock = clock
+            self.terminationBehavior = terminationBehavior
+            self.reportsDirectory = reportsDirectory
+            self.printsReportsToStandardError = printsReportsToStandardError
+            self.logger = logger
+        }
+    }
+
+    /// The exit status after a watchdog termination: 70, `EX_SOFTWARE` in `sysexits.h`.
+    public static let watchdogExitStatus: Int32 = 70
+
+    /// `$BACKGROUND_REPORTS_DIR`, else `$XDG_STATE_HOME/background-execution/reports`, else
+    /// `~/.local/state/background-execution/reports`.
+    public static var defaultReportsDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let explicit = environment["BACKGROUND_REPORTS_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit, isDirectory: true)
+        }
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() + "/.local/state")
+        return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/reports")
+    }
+
+    /// The system `UIApplication.shared` uses unless bootstrapped elsewhere: this process,
+    /// the real clock, and a 30 s graceful-shutdown budget.
+    public static let `default` = EmbeddedSystem(configuration: Configuration())
+
+    struct State {
+        var core: BackgroundSystem
+        var handlers: [AssertionID: @MainActor @Sendable () -> Void] = [:]
+        var buffer: [Effect] = []
+        var reports: [TerminationReport] = []
+        var timerTask: Task<Void, Never>?
+        var timerToken: ManualClock.Token?
+        var signalSources: [SignalSource] = []
+        weak var application: UIApplication?
+    }
+
+    /// The configuration the system was created with.
+    public let configuration: Configuration
+    let state: Mutex<State>
+    let origin = ContinuousClock.now
+
+    /// The app this system serves.
+    public var app: AppID { configuration.app }
+
+    /// Creates a system and launches its app into the foreground (active).
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.state = Mutex(State(core: BackgroundSystem(policy: configuration.policy)))
+        deliver(.launch(configuration.app, .foreground))
+        deliver(.activate(configuration.app))
+    }
+
+    /// The current instant on the system's clock.
+    public var now: Instant {
+        switch configuration.clock {
+        case .continuous: return Instant(offset: ContinuousClock.now - origin)
+        case .manual(let clock): return clock.now
+        }
+    }
+
+    // MARK: SystemConnection
+
+    public func beginAssertion(
+        named name: String,
+        at site: CallSite,
+        expirationHandler: (@MainActor @Sendable () -> Void)?
+    ) -> AssertionID? {
+        let event = Event.beginAssertion(app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil)
+        let now = self.now
+        let (granted, effects) = state.withLock { state -> (AssertionID?, [Effect]) in
+            let granted = state.handleCollectingGrant(event, at: now)
+            if let granted, let expirationHandler { state.handlers[granted] = expirationHandler }
+            return (granted, state.takeActionableEffects())
+        }
+        if granted == nil, let expirationHandler {
+            // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
+            onMainActor(expirationHandler)
+        }
+        perform(effects)
+        return granted
+    }
+
+    public func endAssertion(_ id: AssertionID) {
+        let now = self.now
+        let effects = state.withLock { state -> [Effect] in
+            state.handlers[id] = nil
+            state.handleInfallible(.endAssertion(app, id), at: now)
+            return state.takeActionableEffects()
+        }
+        perform(effects)
+    }
+
+    public var backgroundTimeRemaining: Duration? {
+        let now = self.now
+        return state.withLock { $0.core.backgroundTimeRemaining(of: app, at: now) }
+    }
+
+    public var lifecycleState: AppLifecycleState {
+        state.withLock { $0.core.state(of: app) }
+    }
+
+    public var backgroundRefreshStatus: BackgroundRefreshStatus {
+        state.withLock { $0.core.backgroundRefreshStatus(of: app) }
+    }
+
+    public func attach(_ application: UIApplication) {
+        state.withLock { $0.application = application }
+    }
+
+    // MARK: Control
+
+    /// The app's outstanding assertions, oldest first.
+    public var assertions: [Assertion] {
+        state.withLock { $0.core.assertions(of: app) }
+    }
+
+    /// Every termination report recorded (``TerminationBehavior/record``).
+    public var terminationReports: [TerminationReport] {
+        state.withLock { $0.reports }
+    }
+
+    /// Sends an event to the system, stamped with the system's clock.
+    ///
+    /// - Throws: ``BackgroundSystemError`` if the event is not allowed in the app's state.
+    public func send(_ event: Event) throws(BackgroundSystemError) {
+        let now = self.now
+        let effects = try state.withLock { state throws(BackgroundSystemError) -> [Effect] in
+            state.buffer.removeAll(keepingCapacity: true)
+            try state.core.handle(event, at: now, into: &state.buffer)
+            return state.takeActionableEffects()
+        }
+        perform(effects)
+    }
+
+    /// Moves the app to the background, as the user pressing Home would (active → inactive →
+    /// background). Does nothing if the app is not in the foreground.
+    public func moveToBackground() {
+        if lifecycleState == .active { deliver(.deactivate(app)) }
+        if lifecycleState == .inactive { deliver(.enterBackground(app)) }
+    }
+
+    /// Brings the app back to the foreground and makes it active.
+    public func moveToForeground() {
+        let current = lifecycleState
+        if current == .background || current == .suspended { deliver(.enterForeground(app)) }
+        if lifecycleState == .inactive { deliver(.activate(app)) }
+    }
+
+    /// Changes a Background App Refresh setting (the system switch, the app's switch, Low Power
+    /// Mode or a restriction).
+    public func setBackgroundRefresh(_ setting: BackgroundRefreshSetting) {
+        deliver(.setBackgroundRefresh(setting))
+    }
+
+    /// Delivers an event that is allowed in every state, or logs why it was not.
+    func deliver(_ event: Event) {
+        do {
+            try send(event)
+        } catch {
+            configuration.logger.debug("event not applied: \(error)")
+        }
+    }
+}
+
+extension EmbeddedSystem.State {
+    /// Handles an event that cannot fail validation (assertions, handler returns, ticks).
+    mutating func handleInfallible(_ event: Event, at now: Instant) {
+        buffer.removeAll(keepingCapacity: true)
+        do {
+            try core.handle(event, at: now, into: &buffer)
+        } catch {
+            buffer.append(.log(LogRecord(.error, app: error.app, "internal: \(error)")))
+        }
+    }
+
+    /// Handles a begin and returns the granted identifier, leaving the other effects in the buffer.
+    mutating func handleCollectingGrant(_ event: Event, at now: Instant) -> AssertionID? {
+        handleInfallible(event, at: now)
+        for effect in buffer {
+            if case .assertionGranted(_, let id) = effect { return id }
+        }
+        return nil
+    }
+
+    /// The buffered effects that need action outside the lock; empty (and allocation-free) on
+    /// the common path where an assertion was only granted or ended.
+    mutating func takeActionableEffects() -> [Effect] {
+        var actionable: [Effect] = []
+        for effect in buffer {
+            switch effect {
+            case .assertionGranted, .assertionDenied: continue
+            default: actionable.append(effect)
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        return actionable
+    }
+}

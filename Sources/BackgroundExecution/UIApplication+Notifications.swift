@@ -1,0 +1,60 @@
+import BackgroundCore
+public import Foundation
+
+extension UIApplication {
+    /// Posted when the app moves to the background.
+    public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
+    /// Posted shortly before the app comes back to the foreground.
+    public static let willEnterForegroundNotification = Notification.Name(
+        "UIApplicationWillEnterForegroundNotification")
+    /// Posted when the app becomes active.
+    public static let didBecomeActiveNotification = Notification.Name("UIApplicationDidBecomeActiveNotification")
+    /// Posted when the app is about to become inactive.
+    public static let willResignActiveNotification = Notification.Name("UIApplicationWillResignActiveNotification")
+    /// Posted when the app finished launching.
+    public static let didFinishLaunchingNotification = Notification.Name(
+        "UIApplicationDidFinishLaunchingNotification")
+    /// Posted when the app is about to end (not when it is killed by the watchdog).
+    public static let willTerminateNotification = Notification.Name("UIApplicationWillTerminateNotification")
+    /// Posted when the app's Background App Refresh status changes (S6).
+    public static let backgroundRefreshStatusDidChangeNotification = Notification.Name(
+        "UIApplicationBackgroundRefreshStatusDidChangeNotification")
+
+    /// Posts the notification and calls the delegate method for a state change, on the main actor.
+    @MainActor
+    func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
+        let center = NotificationCenter.default
+        switch (old, new) {
+        case (.notRunning, .inactive), (.terminated, .inactive):
+            _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
+            center.post(name: Self.didFinishLaunchingNotification, object: self)
+        case (.inactive, .active):
+            delegate?.applicationDidBecomeActive(self)
+            center.post(name: Self.didBecomeActiveNotification, object: self)
+        case (.active, .inactive):
+            delegate?.applicationWillResignActive(self)
+            center.post(name: Self.willResignActiveNotification, object: self)
+        case (.background, .inactive), (.suspended, .inactive):
+            delegate?.applicationWillEnterForeground(self)
+            center.post(name: Self.willEnterForegroundNotification, object: self)
+        case (_, .terminated(.exited)), (_, .terminated(.userForceQuit)):
+            delegate?.applicationWillTerminate(self)
+            center.post(name: Self.willTerminateNotification, object: self)
+        default:
+            break
+        }
+    }
+
+    /// Calls `applicationDidEnterBackground(_:)` and posts `didEnterBackgroundNotification`.
+    @MainActor
+    func deliverDidEnterBackground() {
+        delegate?.applicationDidEnterBackground(self)
+        NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
+    }
+
+    /// Posts `backgroundRefreshStatusDidChangeNotification`.
+    @MainActor
+    func deliverBackgroundRefreshStatusChange() {
+        NotificationCenter.default.post(name: Self.backgroundRefreshStatusDidChangeNotification, object: self)
+    }
+}

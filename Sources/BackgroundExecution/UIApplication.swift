@@ -1,0 +1,125 @@
+import BackgroundCore
+import Foundation
+import Synchronization
+
+/// The app's view of the background execution system, with UIKit's names and signatures.
+///
+/// iOS code that uses `UIApplication` for background tasks compiles with
+/// `import BackgroundExecution` in place of `import UIKit`, and behaves as on a device:
+///
+/// ```swift
+/// let app: UIApplication = .shared
+/// var task = UIBackgroundTaskIdentifier.invalid
+/// task = app.beginBackgroundTask(withName: "Save") {
+///     app.endBackgroundTask(task)          // expiring: clean up and end
+/// }
+/// save { app.endBackgroundTask(task) }
+/// ```
+///
+/// Linux behaviour: `shared` is connected to ``EmbeddedSystem/default`` (the system running
+/// inside this process on the real clock) unless ``bootstrap(_:)`` connected it elsewhere first.
+/// For tests, create an application over an ``EmbeddedSystem`` on a ``ManualClock``. Unlike
+/// UIKit, every member is `nonisolated`, so it can be stored, injected and called from any
+/// thread; expiration handlers and delegate calls still run on the main actor.
+public final class UIApplication: Sendable {
+    /// The system this application talks to.
+    public let connection: any SystemConnection
+
+    /// The delegate that receives lifecycle calls, on the main actor.
+    @MainActor public weak var delegate: (any UIApplicationDelegate)?
+
+    /// Creates an application object connected to `connection`.
+    ///
+    /// - Parameter connection: The system that governs the app: ``EmbeddedSystem``, the daemon
+    ///   connection or the simulator.
+    public init(connection: any SystemConnection) {
+        self.connection = connection
+        connection.attach(self)
+    }
+
+    private static let sharedStorage = Mutex<UIApplication?>(nil)
+
+    /// The app's application object: UIKit's singleton.
+    ///
+    /// Connected to ``EmbeddedSystem/default`` on first use unless ``bootstrap(_:)`` ran before.
+    public static var shared: UIApplication {
+        sharedStorage.withLock { stored in
+            if let application = stored { return application }
+            let application = UIApplication(connection: EmbeddedSystem.default)
+            stored = application
+            return application
+        }
+    }
+
+    /// Connects ``shared`` to another system, for example an ``EmbeddedSystem`` with a service's
+    /// shutdown policy, or a test's system on a ``ManualClock``.
+    ///
+    /// Call it before the app first touches `shared`; calling it again replaces the connection
+    /// (tests that do so must not run in parallel with each other).
+    ///
+    /// - Returns: The new shared application.
+    @discardableResult
+    public static func bootstrap(_ connection: any SystemConnection) -> UIApplication {
+        let application = UIApplication(connection: connection)
+        sharedStorage.withLock { $0 = application }
+        return application
+    }
+
+    /// The app's state: Apple's three values (S7).
+    public enum State: Int, Sendable, Hashable, CustomStringConvertible {
+        /// In the foreground, receiving events.
+        case active = 0
+        /// In the foreground, not receiving events.
+        case inactive = 1
+        /// In the background.
+        case background = 2
+
+        public var description: String {
+            switch self {
+            case .active: return "active"
+            case .inactive: return "inactive"
+            case .background: return "background"
+            }
+        }
+    }
+
+    /// The app's state. Suspended and not-running apps run no code, so they read `background`.
+    public var applicationState: State {
+        switch connection.lifecycleState {
+        case .active: return .active
+        case .inactive: return .inactive
+        case .background, .suspended, .notRunning, .terminated: return .background
+        }
+    }
+
+    /// Whether the app may refresh content in the background (S6).
+    public var backgroundRefreshStatus: UIBackgroundRefreshStatus {
+        UIBackgroundRefreshStatus(connection.backgroundRefreshStatus)
+    }
+}
+
+/// Whether background refresh is available to the app; Apple's raw values (S6).
+public enum UIBackgroundRefreshStatus: Int, Sendable, Hashable, CustomStringConvertible {
+    /// Unavailable, and the user cannot enable it (for example parental controls).
+    case restricted = 0
+    /// The user turned it off for this app or the system, or Low Power Mode is on.
+    case denied = 1
+    /// Available.
+    case available = 2
+
+    init(_ status: BackgroundRefreshStatus) {
+        switch status {
+        case .restricted: self = .restricted
+        case .denied: self = .denied
+        case .available: self = .available
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .restricted: return "restricted"
+        case .denied: return "denied"
+        case .available: return "available"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+
+/// The lifecycle calls an app receives, with UIKit's names; every method is optional.
+///
+/// ```swift
+/// final class AppDelegate: UIResponder, UIApplicationDelegate {
+///     func applicationDidEnterBackground(_ application: UIApplication) {
+///         // five seconds to save state and return
+///     }
+/// }
+/// ```
+@MainActor
+public protocol UIApplicationDelegate: NSObjectProtocol {
+    /// The app finished launching.
+    func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool
+    /// The app became active.
+    func applicationDidBecomeActive(_ application: UIApplication)
+    /// The app is about to become inactive.
+    func applicationWillResignActive(_ application: UIApplication)
+    /// The app moved to the background; return within five seconds (S3) or the watchdog ends it.
+    func applicationDidEnterBackground(_ application: UIApplication)
+    /// The app is about to come back to the foreground.
+    func applicationWillEnterForeground(_ application: UIApplication)
+    /// The app is about to end.
+    func applicationWillTerminate(_ application: UIApplication)
+}
+
+extension UIApplicationDelegate {
+    public func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool { true }
+    public func applicationDidBecomeActive(_ application: UIApplication) {}
+    public func applicationWillResignActive(_ application: UIApplication) {}
+    public func applicationDidEnterBackground(_ application: UIApplication) {}
+    public func applicationWillEnterForeground(_ application: UIApplication) {}
+    public func applicationWillTerminate(_ application: UIApplication) {}
+}
+
+/// UIKit's base class for objects that handle events, here only so that
+/// `class AppDelegate: UIResponder, UIApplicationDelegate` compiles unchanged; it adds nothing.
+@MainActor
+open class UIResponder: NSObject {
+    /// Creates a responder.
+    public override init() {
+        super.init()
+    }
+}
+
+extension UIApplication {
+    /// Keys of the launch options dictionary.
+    public struct LaunchOptionsKey: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+}

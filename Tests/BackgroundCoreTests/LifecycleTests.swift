@@ -1,0 +1,213 @@
+import BackgroundCore
+import Testing
+
+@Suite("Lifecycle")
+struct LifecycleTests {
+    @Test("A foreground launch makes the app inactive")
+    func foregroundLaunch() throws {
+        var d = Driver()
+        let effects = try d.send(.launch(notes, .foreground), at: .zero)
+        #expect(effects == [.stateChanged(notes, from: .notRunning, to: .inactive)])
+        #expect(d.state(notes) == .inactive)
+    }
+
+    @Test("Activating an inactive app makes it active")
+    func activate() throws {
+        var d = Driver()
+        try d.send(.launch(notes, .foreground), at: .zero)
+        let effects = try d.send(.activate(notes), at: .seconds(1))
+        #expect(effects == [.stateChanged(notes, from: .inactive, to: .active)])
+        #expect(d.state(notes) == .active)
+    }
+
+    @Test("Deactivating an active app makes it inactive")
+    func deactivate() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        let effects = try d.send(.deactivate(notes), at: .seconds(1))
+        #expect(effects == [.stateChanged(notes, from: .active, to: .inactive)])
+        #expect(d.state(notes) == .inactive)
+    }
+
+    @Test("Entering the background delivers applicationDidEnterBackground and arms its 5 s watchdog")
+    func enterBackground() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        let effects = try d.leave(notes, at: .seconds(10))
+        #expect(
+            effects == [
+                .stateChanged(notes, from: .inactive, to: .background),
+                .deliverDidEnterBackground(notes),
+                .scheduleWakeup(at: .seconds(15)),
+            ])
+        #expect(d.state(notes) == .background)
+    }
+
+    @Test("When applicationDidEnterBackground returns and no assertion is held, iOS suspends the app")
+    func suspendAfterDelegateReturns() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.leave(notes, at: .seconds(10))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .seconds(11))
+        #expect(
+            effects == [
+                .stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup,
+            ])
+        #expect(d.state(notes) == .suspended)
+    }
+
+    @Test("Entering the foreground from the background makes the app inactive and disarms the delegate watchdog")
+    func enterForegroundFromBackground() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.leave(notes, at: .seconds(10))
+        let effects = try d.send(.enterForeground(notes), at: .seconds(12))
+        #expect(effects == [.stateChanged(notes, from: .background, to: .inactive), .cancelWakeup])
+        #expect(try d.tick(at: .seconds(60)) == [])
+        #expect(d.state(notes) == .inactive)
+    }
+
+    @Test("Entering the foreground from suspended makes the app inactive")
+    func enterForegroundFromSuspended() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.background(notes, at: .seconds(10))
+        let effects = try d.send(.enterForeground(notes), at: .seconds(100))
+        #expect(effects == [.stateChanged(notes, from: .suspended, to: .inactive)])
+        #expect(d.state(notes) == .inactive)
+    }
+
+    @Test("A suspended app resumed in the background runs there and can begin a background task")
+    func resumeInBackground() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.background(notes, at: .seconds(10))
+        let effects = try d.send(.resumeInBackground(notes), at: .seconds(100))
+        #expect(effects.first == .stateChanged(notes, from: .suspended, to: .background))
+        #expect(!effects.contains(.suspend(notes)))
+        #expect(d.state(notes) == .background)
+        #expect(try d.begin(notes, at: .seconds(101)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+    }
+
+    @Test("A background launch starts the app in the background, where it can begin a background task")
+    func backgroundLaunch() throws {
+        var d = Driver()
+        let effects = try d.send(.launch(notes, .background), at: .zero)
+        #expect(effects.first == .stateChanged(notes, from: .notRunning, to: .background))
+        #expect(!effects.contains(.suspend(notes)))
+        #expect(d.state(notes) == .background)
+        #expect(try d.begin(notes, at: .seconds(1)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+    }
+
+    @Test("The whole trip foreground, background, suspended, foreground reads as one timeline")
+    func wholeTrip() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.background(notes, at: .seconds(10))
+        try d.send(.enterForeground(notes), at: .seconds(20))
+        try d.send(.activate(notes), at: .seconds(20))
+        #expect(
+            d.timeline == [
+                TimedEffect(at: .zero, effect: .stateChanged(notes, from: .notRunning, to: .inactive)),
+                TimedEffect(at: .zero, effect: .stateChanged(notes, from: .inactive, to: .active)),
+                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .active, to: .inactive)),
+                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .inactive, to: .background)),
+                TimedEffect(at: .seconds(10), effect: .deliverDidEnterBackground(notes)),
+                TimedEffect(at: .seconds(10), effect: .scheduleWakeup(at: .seconds(15))),
+                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .background, to: .suspended)),
+                TimedEffect(at: .seconds(10), effect: .suspend(notes)),
+                TimedEffect(at: .seconds(10), effect: .cancelWakeup),
+                TimedEffect(at: .seconds(20), effect: .stateChanged(notes, from: .suspended, to: .inactive)),
+                TimedEffect(at: .seconds(20), effect: .stateChanged(notes, from: .inactive, to: .active)),
+            ])
+    }
+
+    @Test("An applicationDidEnterBackground that returns within 5 s keeps the app alive")
+    func delegateReturnsInTime() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.leave(notes, at: .seconds(10))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .at(14, 999))
+        #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup])
+    }
+
+    @Test("applicationDidEnterBackground not returning within 5 s ends the app with 0x8badf00d")
+    func delegateTimeout() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.leave(notes, at: .seconds(10))
+        let effects = try d.tick(at: .seconds(15))
+        let report = try #require(effects.reports.first)
+        let killed = AppLifecycleState.terminated(.watchdog(.watchdogTimeout))
+        #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: killed), .terminate(notes, report), .cancelWakeup])
+        #expect(report.code == .watchdogTimeout)
+        #expect(report.at == .seconds(15))
+        #expect(report.stateBefore == .background)
+        #expect(report.explanation.contains("applicationDidEnterBackground"))
+        #expect(effects.logs.map(\.level) == [.error])
+        #expect(d.state(notes) == killed)
+    }
+
+    @Test("A delegate returning after the watchdog ended the app is ignored")
+    func delegateReturnsTooLate() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.leave(notes, at: .seconds(10))
+        try d.tick(at: .seconds(15))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .seconds(16))
+        #expect(effects.withoutLogs == [])
+        #expect(d.state(notes) == .terminated(.watchdog(.watchdogTimeout)))
+    }
+
+    @Test("A user force quit terminates the app and its report lists every held assertion")
+    func userForceQuit() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.begin(notes, "Upload", at: .seconds(1))
+        try d.begin(notes, "Sync", handler: false, origin: Site.sync, at: .seconds(2))
+        let held = d.system.assertions(of: notes)
+        let effects = try d.send(.terminate(notes, .userForceQuit), at: .seconds(5))
+        let expected = TerminationReport(
+            incident: 1, app: notes, reason: .userForceQuit,
+            explanation: "the user removed the app from the app switcher", at: .seconds(5), stateBefore: .active,
+            permittedBackgroundDuration: .seconds(30), leakedAssertions: held.map(TerminationReport.LeakedAssertion.init),
+            policyName: "iOS")
+        #expect(
+            effects == [
+                .stateChanged(notes, from: .active, to: .terminated(.userForceQuit)), .terminate(notes, expected),
+            ])
+        #expect(expected.leakedAssertions.map(\.name) == ["Upload", "Sync"])
+        #expect(d.state(notes) == .terminated(.userForceQuit))
+        #expect(d.heldIDs(notes) == [])
+    }
+
+    @Test("After a force quit the system may not launch the app in the background until the user opens it")
+    func forceQuitBlocksBackgroundLaunch() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.send(.terminate(notes, .userForceQuit), at: .seconds(1))
+        let error = #expect(throws: BackgroundSystemError.self) {
+            try d.send(.launch(notes, .background), at: .seconds(2))
+        }
+        #expect(error?.code == .illegalTransition)
+        #expect(d.state(notes) == .terminated(.userForceQuit))
+        #expect(try d.send(.launch(notes, .foreground), at: .seconds(3)).first?.isStateChange == true)
+    }
+
+    @Test("A relaunched app starts with a fresh ledger whose identifiers start again at 1")
+    func relaunchStartsFresh() throws {
+        var d = Driver()
+        try d.open(notes, at: .zero)
+        try d.begin(notes, at: .seconds(1))
+        try d.send(.terminate(notes, .userForceQuit), at: .seconds(2))
+        try d.open(notes, at: .seconds(3))
+        #expect(try d.begin(notes, at: .seconds(4)) == [.assertionGranted(notes, .id(1))])
+    }
+}
+
+extension Effect {
+    var isStateChange: Bool {
+        if case .stateChanged = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,156 @@
+import BackgroundCore
+import Testing
+
+// A tiny driver around `BackgroundSystem` that records every effect with the instant it was
+// returned at, so tests read like a timeline. Virtual time only: no clock, no sleep.
+
+/// The apps the tests use.
+let notes: AppID = "com.example.notes"
+let mail: AppID = "com.example.mail"
+let maps: AppID = "com.example.maps"
+
+/// The source locations the tests begin assertions from (the type is named here only).
+enum Site {
+    static let upload = CallSite(fileIDText: "Notes/UploadManager.swift", line: 42, functionText: "upload()")
+    static let sync = CallSite(fileIDText: "Notes/SyncEngine.swift", line: 7, functionText: "sync()")
+}
+
+extension AssertionID {
+    /// `.id(1)` reads like UIKit's "identifier 1 (0x1)".
+    static func id(_ raw: Int) -> AssertionID { AssertionID(rawValue: raw) }
+}
+
+extension Instant {
+    /// A fractional instant without floating point: `.at(35, 900)` is T+35.900s.
+    static func at(_ seconds: Int64, _ milliseconds: Int64) -> Instant {
+        .milliseconds(seconds * 1000 + milliseconds)
+    }
+}
+
+/// One effect, stamped with the system's time after the event that produced it.
+struct TimedEffect: Hashable, CustomStringConvertible {
+    let at: Instant
+    let effect: Effect
+
+    var description: String { "\(at) \(effect)" }
+}
+
+/// Drives one `BackgroundSystem` and keeps its timeline.
+struct Driver {
+    private(set) var system: BackgroundSystem
+    private(set) var timeline: [TimedEffect] = []
+
+    init(policy: SystemPolicy = .iOS) {
+        system = BackgroundSystem(policy: policy)
+    }
+
+    /// Sends one event at `instant` and returns its effects.
+    @discardableResult
+    mutating func send(_ event: Event, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
+        let effects = try system.handle(event, at: instant)
+        timeline += effects.map { TimedEffect(at: system.now, effect: $0) }
+        return effects
+    }
+
+    // MARK: One event each
+
+    @discardableResult
+    mutating func tick(at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
+        try send(.tick, at: instant)
+    }
+
+    @discardableResult
+    mutating func begin(
+        _ app: AppID, _ name: String = "Upload", handler: Bool = true, origin: CallSite = Site.upload,
+        at instant: Instant
+    ) throws(BackgroundSystemError) -> [Effect] {
+        try send(.beginAssertion(app, name: name, origin: origin, hasExpirationHandler: handler), at: instant)
+    }
+
+    @discardableResult
+    mutating func end(_ app: AppID, _ raw: Int, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
+        try send(.endAssertion(app, .id(raw)), at: instant)
+    }
+
+    @discardableResult
+    mutating func handlerReturned(_ app: AppID, _ raw: Int, at instant: Instant) throws(BackgroundSystemError)
+        -> [Effect]
+    {
+        try send(.expirationHandlerReturned(app, .id(raw)), at: instant)
+    }
+
+    // MARK: Several events at one instant
+
+    /// The user opens the app: launch in the foreground, then activate.
+    mutating func open(_ app: AppID, at instant: Instant) throws(BackgroundSystemError) {
+        try send(.launch(app, .foreground), at: instant)
+        try send(.activate(app), at: instant)
+    }
+
+    /// The user leaves an active app: deactivate and enter the background; returns the second's effects.
+    @discardableResult
+    mutating func leave(_ app: AppID, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
+        try send(.deactivate(app), at: instant)
+        return try send(.enterBackground(app), at: instant)
+    }
+
+    /// Leaves the app and lets `applicationDidEnterBackground(_:)` return at once; returns its effects.
+    @discardableResult
+    mutating func background(_ app: AppID, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
+        try leave(app, at: instant)
+        return try send(.didEnterBackgroundReturned(app), at: instant)
+    }
+
+    // MARK: Queries
+
+    func state(_ app: AppID) -> AppLifecycleState { system.state(of: app) }
+
+    func heldIDs(_ app: AppID) -> [Int] { system.assertions(of: app).map(\.id.rawValue) }
+
+    func remaining(_ app: AppID, at instant: Instant) -> Duration? {
+        system.backgroundTimeRemaining(of: app, at: instant)
+    }
+}
+
+extension Array where Element == Effect {
+    /// The effects without log records, for comparing what the shell must do.
+    var withoutLogs: [Effect] {
+        filter {
+            if case .log = $0 { return false }
+            return true
+        }
+    }
+
+    /// The log records, in order.
+    var logs: [LogRecord] {
+        compactMap {
+            if case .log(let record) = $0 { return record }
+            return nil
+        }
+    }
+
+    /// The termination reports of `.terminate` and `.exit` effects, in order.
+    var reports: [TerminationReport] {
+        compactMap {
+            switch $0 {
+            case .terminate(_, let report), .exit(_, _, let report): return report
+            default: return nil
+            }
+        }
+    }
+}
+
+/// SplitMix64: a seeded generator so "random" sequences replay exactly from their seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
