@@ -44,6 +44,7 @@ let package = Package(
                 "BackgroundCore",
                 "BackgroundExecution",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

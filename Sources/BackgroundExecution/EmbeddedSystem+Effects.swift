@@ -4,8 +4,9 @@ import Logging
 
 extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
-    func perform(_ effects: [Effect]) {
+    func perform(_ effects: [Effect], at now: Instant) {
         for effect in effects {
+            configuration.effectObserver?(now, effect)
             perform(effect)
         }
     }

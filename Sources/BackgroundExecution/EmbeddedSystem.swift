@@ -57,6 +57,9 @@ public final class EmbeddedSystem: SystemConnection {
         public var printsReportsToStandardError: Bool
         /// The logger for the system's messages.
         public var logger: Logger
+        /// Called with every effect the core returns, stamped with its instant, before it is
+        /// carried out: for timelines, demos and tests. Called outside the system's lock.
+        public var effectObserver: (@Sendable (Instant, Effect) -> Void)?
 
         /// Creates a configuration.
         ///
@@ -73,8 +76,10 @@ public final class EmbeddedSystem: SystemConnection {
             terminationBehavior: TerminationBehavior = .exitProcess,
             reportsDirectory: URL? = EmbeddedSystem.defaultReportsDirectory,
             printsReportsToStandardError: Bool = true,
-            logger: Logger = Logger(label: "background-execution")
+            logger: Logger = Logger(label: "background-execution"),
+            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil
         ) {
+            self.effectObserver = effectObserver
             self.app = app
             self.policy = policy
             self.clock = clock
@@ -123,6 +128,8 @@ public final class EmbeddedSystem: SystemConnection {
     /// The app this system serves.
     public var app: AppID { configuration.app }
 
+    var observed: Bool { configuration.effectObserver != nil }
+
     /// Creates a system and launches its app into the foreground (active).
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -151,13 +158,13 @@ public final class EmbeddedSystem: SystemConnection {
         let (granted, effects) = state.withLock { state -> (AssertionID?, [Effect]) in
             let granted = state.handleCollectingGrant(event, at: now)
             if let granted, let expirationHandler { state.handlers[granted] = expirationHandler }
-            return (granted, state.takeActionableEffects())
+            return (granted, state.takeEffects(observed: observed))
         }
         if granted == nil, let expirationHandler {
             // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
             onMainActor(expirationHandler)
         }
-        perform(effects)
+        perform(effects, at: now)
         return granted
     }
 
@@ -166,9 +173,9 @@ public final class EmbeddedSystem: SystemConnection {
         let effects = state.withLock { state -> [Effect] in
             state.handlers[id] = nil
             state.handleInfallible(.endAssertion(app, id), at: now)
-            return state.takeActionableEffects()
+            return state.takeEffects(observed: observed)
         }
-        perform(effects)
+        perform(effects, at: now)
     }
 
     public var backgroundTimeRemaining: Duration? {
@@ -208,9 +215,9 @@ public final class EmbeddedSystem: SystemConnection {
         let effects = try state.withLock { state throws(BackgroundSystemError) -> [Effect] in
             state.buffer.removeAll(keepingCapacity: true)
             try state.core.handle(event, at: now, into: &state.buffer)
-            return state.takeActionableEffects()
+            return state.takeEffects(observed: observed)
         }
-        perform(effects)
+        perform(effects, at: now)
     }
 
     /// Moves the app to the background, as the user pressing Home would (active → inactive →
@@ -263,13 +270,13 @@ extension EmbeddedSystem.State {
         return nil
     }
 
-    /// The buffered effects that need action outside the lock; empty (and allocation-free) on
-    /// the common path where an assertion was only granted or ended.
-    mutating func takeActionableEffects() -> [Effect] {
+    /// The buffered effects that need action outside the lock (all of them when `observed`);
+    /// empty, and allocation-free, on the common path where an assertion was only granted or ended.
+    mutating func takeEffects(observed: Bool) -> [Effect] {
         var actionable: [Effect] = []
         for effect in buffer {
             switch effect {
-            case .assertionGranted, .assertionDenied: continue
+            case .assertionGranted, .assertionDenied: if observed { actionable.append(effect) }
             default: actionable.append(effect)
             }
         }

@@ -15,7 +15,7 @@ struct LifecycleTests {
     func activate() throws {
         var d = Driver()
         try d.send(.launch(notes, .foreground), at: .zero)
-        let effects = try d.send(.activate(notes), at: .seconds(1))
+        let effects = try d.send(.activate(notes), at: .t(1))
         #expect(effects == [.stateChanged(notes, from: .inactive, to: .active)])
         #expect(d.state(notes) == .active)
     }
@@ -24,7 +24,7 @@ struct LifecycleTests {
     func deactivate() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        let effects = try d.send(.deactivate(notes), at: .seconds(1))
+        let effects = try d.send(.deactivate(notes), at: .t(1))
         #expect(effects == [.stateChanged(notes, from: .active, to: .inactive)])
         #expect(d.state(notes) == .inactive)
     }
@@ -33,12 +33,12 @@ struct LifecycleTests {
     func enterBackground() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        let effects = try d.leave(notes, at: .seconds(10))
+        let effects = try d.leave(notes, at: .t(10))
         #expect(
             effects == [
                 .stateChanged(notes, from: .inactive, to: .background),
                 .deliverDidEnterBackground(notes),
-                .scheduleWakeup(at: .seconds(15)),
+                .scheduleWakeup(at: .t(15)),
             ])
         #expect(d.state(notes) == .background)
     }
@@ -47,8 +47,8 @@ struct LifecycleTests {
     func suspendAfterDelegateReturns() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.leave(notes, at: .seconds(10))
-        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .seconds(11))
+        try d.leave(notes, at: .t(10))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .t(11))
         #expect(
             effects == [
                 .stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup,
@@ -60,10 +60,10 @@ struct LifecycleTests {
     func enterForegroundFromBackground() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.leave(notes, at: .seconds(10))
-        let effects = try d.send(.enterForeground(notes), at: .seconds(12))
+        try d.leave(notes, at: .t(10))
+        let effects = try d.send(.enterForeground(notes), at: .t(12))
         #expect(effects == [.stateChanged(notes, from: .background, to: .inactive), .cancelWakeup])
-        #expect(try d.tick(at: .seconds(60)) == [])
+        #expect(try d.tick(at: .t(60)) == [])
         #expect(d.state(notes) == .inactive)
     }
 
@@ -71,8 +71,8 @@ struct LifecycleTests {
     func enterForegroundFromSuspended() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.background(notes, at: .seconds(10))
-        let effects = try d.send(.enterForeground(notes), at: .seconds(100))
+        try d.background(notes, at: .t(10))
+        let effects = try d.send(.enterForeground(notes), at: .t(100))
         #expect(effects == [.stateChanged(notes, from: .suspended, to: .inactive)])
         #expect(d.state(notes) == .inactive)
     }
@@ -81,12 +81,12 @@ struct LifecycleTests {
     func resumeInBackground() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.background(notes, at: .seconds(10))
-        let effects = try d.send(.resumeInBackground(notes), at: .seconds(100))
+        try d.background(notes, at: .t(10))
+        let effects = try d.send(.resumeInBackground(notes), at: .t(100))
         #expect(effects.first == .stateChanged(notes, from: .suspended, to: .background))
         #expect(!effects.contains(.suspend(notes)))
         #expect(d.state(notes) == .background)
-        #expect(try d.begin(notes, at: .seconds(101)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+        #expect(try d.begin(notes, at: .t(101)).withoutLogs.first == .assertionGranted(notes, .id(1)))
     }
 
     @Test("A background launch starts the app in the background, where it can begin a background task")
@@ -96,29 +96,29 @@ struct LifecycleTests {
         #expect(effects.first == .stateChanged(notes, from: .notRunning, to: .background))
         #expect(!effects.contains(.suspend(notes)))
         #expect(d.state(notes) == .background)
-        #expect(try d.begin(notes, at: .seconds(1)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+        #expect(try d.begin(notes, at: .t(1)).withoutLogs.first == .assertionGranted(notes, .id(1)))
     }
 
     @Test("The whole trip foreground, background, suspended, foreground reads as one timeline")
     func wholeTrip() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.background(notes, at: .seconds(10))
-        try d.send(.enterForeground(notes), at: .seconds(20))
-        try d.send(.activate(notes), at: .seconds(20))
+        try d.background(notes, at: .t(10))
+        try d.send(.enterForeground(notes), at: .t(20))
+        try d.send(.activate(notes), at: .t(20))
         #expect(
             d.timeline == [
                 TimedEffect(at: .zero, effect: .stateChanged(notes, from: .notRunning, to: .inactive)),
                 TimedEffect(at: .zero, effect: .stateChanged(notes, from: .inactive, to: .active)),
-                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .active, to: .inactive)),
-                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .inactive, to: .background)),
-                TimedEffect(at: .seconds(10), effect: .deliverDidEnterBackground(notes)),
-                TimedEffect(at: .seconds(10), effect: .scheduleWakeup(at: .seconds(15))),
-                TimedEffect(at: .seconds(10), effect: .stateChanged(notes, from: .background, to: .suspended)),
-                TimedEffect(at: .seconds(10), effect: .suspend(notes)),
-                TimedEffect(at: .seconds(10), effect: .cancelWakeup),
-                TimedEffect(at: .seconds(20), effect: .stateChanged(notes, from: .suspended, to: .inactive)),
-                TimedEffect(at: .seconds(20), effect: .stateChanged(notes, from: .inactive, to: .active)),
+                TimedEffect(at: .t(10), effect: .stateChanged(notes, from: .active, to: .inactive)),
+                TimedEffect(at: .t(10), effect: .stateChanged(notes, from: .inactive, to: .background)),
+                TimedEffect(at: .t(10), effect: .deliverDidEnterBackground(notes)),
+                TimedEffect(at: .t(10), effect: .scheduleWakeup(at: .t(15))),
+                TimedEffect(at: .t(10), effect: .stateChanged(notes, from: .background, to: .suspended)),
+                TimedEffect(at: .t(10), effect: .suspend(notes)),
+                TimedEffect(at: .t(10), effect: .cancelWakeup),
+                TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .suspended, to: .inactive)),
+                TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .inactive, to: .active)),
             ])
     }
 
@@ -126,8 +126,8 @@ struct LifecycleTests {
     func delegateReturnsInTime() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.leave(notes, at: .seconds(10))
-        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .at(14, 999))
+        try d.leave(notes, at: .t(10))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .t(14, 999))
         #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup])
     }
 
@@ -135,13 +135,13 @@ struct LifecycleTests {
     func delegateTimeout() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.leave(notes, at: .seconds(10))
-        let effects = try d.tick(at: .seconds(15))
+        try d.leave(notes, at: .t(10))
+        let effects = try d.tick(at: .t(15))
         let report = try #require(effects.reports.first)
         let killed = AppLifecycleState.terminated(.watchdog(.watchdogTimeout))
         #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: killed), .terminate(notes, report), .cancelWakeup])
         #expect(report.code == .watchdogTimeout)
-        #expect(report.at == .seconds(15))
+        #expect(report.at == .t(15))
         #expect(report.stateBefore == .background)
         #expect(report.explanation.contains("applicationDidEnterBackground"))
         #expect(effects.logs.map(\.level) == [.error])
@@ -152,9 +152,9 @@ struct LifecycleTests {
     func delegateReturnsTooLate() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.leave(notes, at: .seconds(10))
-        try d.tick(at: .seconds(15))
-        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .seconds(16))
+        try d.leave(notes, at: .t(10))
+        try d.tick(at: .t(15))
+        let effects = try d.send(.didEnterBackgroundReturned(notes), at: .t(16))
         #expect(effects.withoutLogs == [])
         #expect(d.state(notes) == .terminated(.watchdog(.watchdogTimeout)))
     }
@@ -163,13 +163,13 @@ struct LifecycleTests {
     func userForceQuit() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.begin(notes, "Upload", at: .seconds(1))
-        try d.begin(notes, "Sync", handler: false, origin: Site.sync, at: .seconds(2))
+        try d.begin(notes, "Upload", at: .t(1))
+        try d.begin(notes, "Sync", handler: false, origin: Site.sync, at: .t(2))
         let held = d.system.assertions(of: notes)
-        let effects = try d.send(.terminate(notes, .userForceQuit), at: .seconds(5))
+        let effects = try d.send(.terminate(notes, .userForceQuit), at: .t(5))
         let expected = TerminationReport(
             incident: 1, app: notes, reason: .userForceQuit,
-            explanation: "the user removed the app from the app switcher", at: .seconds(5), stateBefore: .active,
+            explanation: "the user removed the app from the app switcher", at: .t(5), stateBefore: .active,
             permittedBackgroundDuration: .seconds(30), leakedAssertions: held.map(TerminationReport.LeakedAssertion.init),
             policyName: "iOS")
         #expect(
@@ -185,23 +185,23 @@ struct LifecycleTests {
     func forceQuitBlocksBackgroundLaunch() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.send(.terminate(notes, .userForceQuit), at: .seconds(1))
+        try d.send(.terminate(notes, .userForceQuit), at: .t(1))
         let error = #expect(throws: BackgroundSystemError.self) {
-            try d.send(.launch(notes, .background), at: .seconds(2))
+            try d.send(.launch(notes, .background), at: .t(2))
         }
         #expect(error?.code == .illegalTransition)
         #expect(d.state(notes) == .terminated(.userForceQuit))
-        #expect(try d.send(.launch(notes, .foreground), at: .seconds(3)).first?.isStateChange == true)
+        #expect(try d.send(.launch(notes, .foreground), at: .t(3)).first?.isStateChange == true)
     }
 
     @Test("A relaunched app starts with a fresh ledger whose identifiers start again at 1")
     func relaunchStartsFresh() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        try d.begin(notes, at: .seconds(1))
-        try d.send(.terminate(notes, .userForceQuit), at: .seconds(2))
-        try d.open(notes, at: .seconds(3))
-        #expect(try d.begin(notes, at: .seconds(4)) == [.assertionGranted(notes, .id(1))])
+        try d.begin(notes, at: .t(1))
+        try d.send(.terminate(notes, .userForceQuit), at: .t(2))
+        try d.open(notes, at: .t(3))
+        #expect(try d.begin(notes, at: .t(4)) == [.assertionGranted(notes, .id(1))])
     }
 }
 

@@ -21,8 +21,11 @@ extension AssertionID {
 }
 
 extension Instant {
-    /// A fractional instant without floating point: `.at(35, 900)` is T+35.900s.
-    static func at(_ seconds: Int64, _ milliseconds: Int64) -> Instant {
+    /// `.t(31)` is T+31.000s and `.t(35, 900)` is T+35.900s, as `Instant` prints them.
+    ///
+    /// (`Instant.seconds(31)` does not compile: the `Int64` and `Double` overloads are ambiguous
+    /// for an integer literal.)
+    static func t(_ seconds: Int64, _ milliseconds: Int64 = 0) -> Instant {
         .milliseconds(seconds * 1000 + milliseconds)
     }
 }
