@@ -55,14 +55,16 @@ let package = Package(
         ),
         .testTarget(
             name: "BackgroundExecutionTests",
-            dependencies: ["BackgroundExecution", "BackgroundCore", "bgctl"],
+            dependencies: [
+                "BackgroundExecution", "BackgroundCore", "bgctl", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Code copied from the seed documents with only its imports changed. It is app code, written
         // the way iOS apps are (Swift 5 language mode), so this target proves source compatibility.
         .testTarget(
             name: "SeedFixtureTests",
-            dependencies: ["BackgroundExecution"],
+            dependencies: ["BackgroundExecution", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -78,11 +78,11 @@ extension Duration {
 
 extension Instant {
     /// The instant `value` seconds after the origin: `at: .seconds(31)` in tests and scripts.
-    public static func seconds(_ value: Int64) -> Instant { Instant(offset: .seconds(value)) }
+    public static func seconds<T: BinaryInteger>(_ value: T) -> Instant { Instant(offset: .seconds(value)) }
 
     /// The instant `value` seconds after the origin, from a fractional number of seconds.
     public static func seconds(_ value: Double) -> Instant { Instant(offset: .seconds(fromInterval: value)) }
 
     /// The instant `value` milliseconds after the origin.
-    public static func milliseconds(_ value: Int64) -> Instant { Instant(offset: .milliseconds(value)) }
+    public static func milliseconds<T: BinaryInteger>(_ value: T) -> Instant { Instant(offset: .milliseconds(value)) }
 }

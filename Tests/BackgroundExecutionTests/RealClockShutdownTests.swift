@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// Runs `bgctl shutdown-example` as a child process on the real clock and sends it SIGTERM.
+///
+/// These tests take real time by design (about a second each): they prove the embedded
+/// system's signal path, timers and exit behaviour in a real process.
+@Suite("Real clock: a child process shutting down on SIGTERM")
+struct RealClockShutdownTests {
+    struct Outcome {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    static var bgctl: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("bgctl")
+    }
+
+    func runUntilSignalled(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.bgctl
+        process.arguments = ["shutdown-example"] + arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Wait for "ready" so the signal handler is installed before SIGTERM arrives.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("ready") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        seen += output.fileHandleForReading.readDataToEndOfFile()
+        return Outcome(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: seen, as: UTF8.self),
+            standardError: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
+    }
+
+    @Test("A child that receives SIGTERM finishes its work under an assertion and exits 0")
+    func finishesAndExitsZero() throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
+        let outcome = try runUntilSignalled(["--grace", "5", "--work", "0.3", "--reports-directory", reports.path])
+        #expect(outcome.status == 0, "stderr: \(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("export finished"))
+        #expect(!outcome.standardError.contains("0x8badf00d"))
+        #expect(!FileManager.default.fileExists(atPath: reports.path), "no report for a clean exit")
+    }
+
+    @Test("A child that leaks an assertion is ended by the watchdog with a report naming it")
+    func leakIsKilledWithReport() throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let outcome = try runUntilSignalled(["--grace", "1", "--work", "0.1", "--leak", "--reports-directory", reports.path])
+        #expect(outcome.status == 70)
+        #expect(outcome.standardError.contains("Termination Reason:  Namespace FRONTBOARD, Code 0x8badf00d"))
+        #expect(outcome.standardError.contains("\"Leaky export\""))
+        #expect(outcome.standardError.contains("bgctl/ShutdownExampleCommand.swift:"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: reports.path).sorted()
+        #expect(files.count == 2)
+        #expect(files.contains { $0.hasSuffix(".json") } && files.contains { $0.hasSuffix(".txt") })
+        let json = try #require(files.first { $0.hasSuffix(".json") })
+        let data = try Data(contentsOf: reports.appendingPathComponent(json))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let leaks = try #require(object["leakedAssertions"] as? [[String: Any]])
+        #expect(leaks.first?["name"] as? String == "Leaky export")
+    }
+}

@@ -1,0 +1,89 @@
+import BackgroundExecution
+import Foundation
+import Logging
+import Synchronization
+
+/// Everything the system did, recorded in order with its instant.
+final class EffectLog: Sendable {
+    private let entries = Mutex<[(Instant, Effect)]>([])
+
+    func record(_ instant: Instant, _ effect: Effect) {
+        entries.withLock { $0.append((instant, effect)) }
+    }
+
+    var effects: [Effect] { entries.withLock { $0.map(\.1) } }
+
+    /// The messages of every `.log` effect.
+    var messages: [String] {
+        effects.compactMap { effect in
+            if case .log(let record) = effect { return record.message }
+            return nil
+        }
+    }
+
+    /// The instants at which expiration handlers were asked to run, with their identifiers.
+    var expirations: [(Instant, AssertionID)] {
+        entries.withLock { entries in
+            entries.compactMap { instant, effect in
+                if case .runExpirationHandler(_, let id) = effect { return (instant, id) }
+                return nil
+            }
+        }
+    }
+}
+
+/// A system on a manual clock, its application and its effect log.
+struct ManualHarness {
+    let clock: ManualClock
+    let system: EmbeddedSystem
+    let application: UIApplication
+    let log: EffectLog
+
+    init(policy: SystemPolicy = .iOS, app: AppID = "com.example.tests") {
+        let clock = ManualClock()
+        let log = EffectLog()
+        self.clock = clock
+        self.log = log
+        self.system = EmbeddedSystem(
+            configuration: .init(
+                app: app,
+                policy: policy,
+                clock: .manual(clock),
+                terminationBehavior: .record,
+                reportsDirectory: nil,
+                printsReportsToStandardError: false,
+                logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }),
+                effectObserver: { instant, effect in log.record(instant, effect) }
+            ))
+        self.application = UIApplication(connection: system)
+    }
+
+    /// Presses Home and lets the delegate return (all at the current instant).
+    @MainActor
+    func moveToBackground() {
+        system.moveToBackground()
+        clock.runPending()
+    }
+}
+
+/// Records values from any thread.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+}
+
+/// Waits for a condition that another thread makes true. Polls every millisecond on the real
+/// clock because the work under test runs on Dispatch's threads, not on virtual time.
+func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}

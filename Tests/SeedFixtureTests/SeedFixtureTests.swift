@@ -1,0 +1,69 @@
+import BackgroundExecution
+import Logging
+import Testing
+
+/// The seed samples run against `UIApplication.shared`, so this suite owns the shared instance
+/// and runs serially; no other test touches `shared`.
+@Suite("Seed samples run unchanged but for their import", .serialized)
+@MainActor
+struct SeedFixtureTests {
+    /// Connects `UIApplication.shared` to a fresh system on a manual clock.
+    func bootstrapShared() -> (EmbeddedSystem, ManualClock) {
+        let clock = ManualClock()
+        let system = EmbeddedSystem(
+            configuration: .init(
+                app: "com.example.seed",
+                policy: .iOS,
+                clock: .manual(clock),
+                terminationBehavior: .record,
+                reportsDirectory: nil,
+                printsReportsToStandardError: false,
+                logger: Logger(label: "seed", factory: { _ in SwiftLogNoOpLogHandler() })
+            ))
+        UIApplication.bootstrap(system)
+        return (system, clock)
+    }
+
+    @Test("UIApplication.shared can be stored as `let app: UIApplication = .shared` and is the bootstrapped one")
+    func sharedIsStorable() {
+        let (system, _) = bootstrapShared()
+        let app: UIApplication = .shared
+        #expect(app === UIApplication.shared)
+        #expect(app.connection === system)
+    }
+
+    @Test("Seed 001's UploadManager holds its assertion during the upload and ends it when done")
+    func uploadManager() async {
+        let (system, _) = bootstrapShared()
+        let manager = UploadManager()
+        manager.uploadPendingData()
+        #expect(system.assertions.map(\.name) == ["UploadPendingData"])
+        #expect(system.assertions.first?.origin.fileID == "SeedFixtureTests/UploadManager.swift")
+        // The seed's own code sleeps 2 s on a global queue (real time) before it ends the task.
+        let ended = await waitUntilEmpty(system)
+        #expect(ended)
+        #expect(system.terminationReports.isEmpty)
+    }
+
+    @Test("Seed 000's BackgroundTaskExample is ended by its expiration handler when the budget runs out")
+    func backgroundTaskExample() {
+        let (system, clock) = bootstrapShared()
+        let example = BackgroundTaskExample()
+        example.performLongRunningOperation()
+        #expect(system.assertions.map(\.name) == ["MyDataUploadTask"])
+        system.moveToBackground()
+        clock.advance(by: .seconds(25))  // expiration: the seed's handler ends the task
+        #expect(system.assertions.isEmpty)
+        #expect(system.lifecycleState == .suspended)
+        #expect(system.terminationReports.isEmpty)
+    }
+
+    private func waitUntilEmpty(_ system: EmbeddedSystem) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !system.assertions.isEmpty {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+}
