@@ -21,7 +21,8 @@ extension EmbeddedSystem {
             let application = state.withLock { $0.application }
             onMainActor { [weak self] in
                 application?.deliverDidEnterBackground()
-                self?.deliver(.didEnterBackgroundReturned(self?.app ?? ""))
+                guard let self else { return }
+                self.deliver(.didEnterBackgroundReturned(self.app))
             }
         case .stateChanged(_, let from, let to):
             configuration.logger.info("\(app): \(from) → \(to)")

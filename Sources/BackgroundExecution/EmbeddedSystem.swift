@@ -22,6 +22,11 @@ import Synchronization
 ///
 /// On a ``ManualClock`` the same system runs in virtual time for tests: nothing happens until
 /// the clock is advanced, and main-actor work runs inside `advance`, in order.
+///
+/// Linux behaviour: a process cannot freeze itself, so under ``SystemPolicy/iOS`` "suspended"
+/// is a state the system tracks, not a frozen process: assertions requested while suspended are
+/// denied (`.invalid`, and the handler is called). Services use ``SystemPolicy/server(grace:)``,
+/// which exits instead; really freezing apps is the daemon's job.
 public final class EmbeddedSystem: SystemConnection {
     /// Where the system's time comes from.
     public enum Clock: Sendable {

@@ -58,6 +58,14 @@ struct SeedFixtureTests {
         #expect(system.terminationReports.isEmpty)
     }
 
+    @Test("`await UIApplication.shared.endBackgroundTask(_:)`, as iOS code writes it, ends the task")
+    func awaitedEnd() async {
+        let (system, _) = bootstrapShared()
+        let task = UIApplication.shared.beginBackgroundTask(withName: "Awaited")
+        await AwaitingEndFixture.finishUpload(task)
+        #expect(system.assertions.isEmpty)
+    }
+
     private func waitUntilEmpty(_ system: EmbeddedSystem) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while !system.assertions.isEmpty {
