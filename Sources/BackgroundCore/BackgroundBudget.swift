@@ -52,6 +52,8 @@ struct ExpirationRun: Sendable, Hashable {
     var pending: [AssertionID]
     /// The handler running now, and when the watchdog ends the app if it has not returned.
     var current: AssertionID?
+    /// The running handler's assertion name, kept for the report even if the handler ends it.
+    var currentName = ""
     var currentDeadline: Instant?
 }
 
@@ -62,8 +64,9 @@ struct AppRecord: Sendable, Hashable {
     var ledger = AssertionLedger()
     var budget: BackgroundBudget
     var expiration: ExpirationRun?
-    /// Set while `applicationDidEnterBackground(_:)` runs: the watchdog's deadline for it.
-    var didEnterBackgroundDeadline: Instant?
+    /// Set while the app's main-actor callbacks for entering the background (or for a launch or
+    /// resume there) run: which ones, and the watchdog's deadline for them.
+    var callbacks: PendingCallbacks?
     /// The app's own Background App Refresh switch.
     var refreshSwitch = true
 
@@ -71,4 +74,17 @@ struct AppRecord: Sendable, Hashable {
         self.id = id
         self.budget = BackgroundBudget(full: budget)
     }
+}
+
+/// Main-actor callbacks the system waits for before it may suspend an app in the background.
+struct PendingCallbacks: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
+        /// `applicationDidEnterBackground(_:)` and the notification's observers.
+        case didEnterBackground
+        /// The app's launch code (or its resume) after the system woke it in the background.
+        case backgroundWake
+    }
+
+    let kind: Kind
+    let deadline: Instant
 }

@@ -1,7 +1,7 @@
 /// What falls due at a deadline.
 enum DeadlineKind: Sendable, Hashable {
-    /// `applicationDidEnterBackground(_:)` ran out of time.
-    case didEnterBackgroundTimeout
+    /// `applicationDidEnterBackground(_:)`, or the launch or resume callbacks, ran out of time.
+    case callbacksTimeout
     /// Time to call the expiration handlers.
     case expirationStart
     /// The running expiration handler ran out of time.
@@ -19,7 +19,7 @@ extension BackgroundSystem {
             if best == nil || at < best!.at { best = (at, kind) }
         }
         // On a tie the first considered wins: expiration comes before the budget's end.
-        consider(record.didEnterBackgroundDeadline, .didEnterBackgroundTimeout)
+        consider(record.callbacks?.deadline, .callbacksTimeout)
         if let endsAt = record.budget.endsAt, !record.budget.expirationStarted {
             consider(max(record.budget.tickingSince ?? endsAt, endsAt - policy.expirationLeadTime), .expirationStart)
         }
@@ -42,19 +42,35 @@ extension BackgroundSystem {
         return best
     }
 
-    /// Processes every deadline at or before `now`, each at its own instant, earliest first.
+    /// Processes every deadline strictly before `now`, each at its own instant, earliest first.
+    mutating func runDeadlines(before now: Instant, into effects: inout [Effect]) {
+        while let due = earliestDeadline(), due.at < now {
+            fire(due.kind, of: due.index, at: due.at, into: &effects)
+        }
+        nextDeadline = earliestDeadline()?.at
+    }
+
+    /// Processes every deadline at or before `now`, each at its own instant, earliest first,
+    /// and refreshes ``nextDeadline``.
     mutating func runDeadlines(through now: Instant, into effects: inout [Effect]) {
-        guard let next = nextDeadline, next <= now else { return }
         while let due = earliestDeadline(), due.at <= now {
             fire(due.kind, of: due.index, at: due.at, into: &effects)
         }
+        nextDeadline = earliestDeadline()?.at
     }
 
     private mutating func fire(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect]) {
         let limit = policy.didEnterBackgroundTimeLimit.formattedSeconds
         switch kind {
-        case .didEnterBackgroundTimeout:
-            let explanation = "applicationDidEnterBackground(_:) did not return within \(limit) s"
+        case .callbacksTimeout:
+            let explanation: String
+            switch apps[index].callbacks?.kind {
+            case .backgroundWake?:
+                let wake = policy.backgroundWakeTimeLimit.formattedSeconds
+                explanation = "the launch or resume in the background did not finish within \(wake) s"
+            default:
+                explanation = "applicationDidEnterBackground(_:) did not return within \(limit) s"
+            }
             end(index, reason: .watchdog(.watchdogTimeout), explanation: explanation, at: time, into: &effects)
         case .expirationStart:
             startExpiration(of: index, at: time, into: &effects)
@@ -87,8 +103,12 @@ extension BackgroundSystem {
             let id = run.pending.removeFirst()
             guard apps[index].ledger.contains(id) else { continue }
             run.current = id
-            run.currentDeadline = min(
+            run.currentName = apps[index].ledger.assertion(id)?.name ?? ""
+            // No handler may run past the budget's end: the tightest of the three limits wins.
+            var deadline = min(
                 time + policy.expirationHandlerTimeLimit, run.startedAt + policy.expirationHandlersTotalTimeLimit)
+            if let budgetEnd = apps[index].budget.endsAt { deadline = min(deadline, max(budgetEnd, time)) }
+            run.currentDeadline = deadline
             apps[index].expiration = run
             effects.append(.runExpirationHandler(apps[index].id, id))
             return
@@ -112,9 +132,12 @@ extension BackgroundSystem {
 
     private mutating func expirationHandlerTimedOut(_ index: Int, at time: Instant, into effects: inout [Effect]) {
         guard let run = apps[index].expiration, let id = run.current else { return }
-        let name = apps[index].ledger.assertion(id)?.name ?? "?"
+        let name = run.currentName
         let explanation: String
-        if time - run.startedAt >= policy.expirationHandlersTotalTimeLimit {
+        if let budgetEnd = apps[index].budget.endsAt, time >= budgetEnd {
+            explanation =
+                "expiration handler of background task \"\(name)\" #\(id) was still running when the background time ran out"
+        } else if time - run.startedAt >= policy.expirationHandlersTotalTimeLimit {
             let total = policy.expirationHandlersTotalTimeLimit.formattedSeconds
             explanation = "expiration handlers did not finish within \(total) s in total (running: \"\(name)\" #\(id))"
         } else {

@@ -24,14 +24,15 @@ extension BackgroundSystem {
             if !record.ledger.isEmpty { found.append("\(state) app holds \(record.ledger.count) assertion(s)") }
             if record.budget.isTicking { found.append("\(state) app's budget is ticking") }
             if record.expiration != nil { found.append("\(state) app has an expiration in progress") }
-            if record.didEnterBackgroundDeadline != nil { found.append("\(state) app awaits its delegate") }
+            if record.callbacks != nil { found.append("\(state) app awaits its background callbacks") }
         }
         if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
+        if state != .background && record.callbacks != nil { found.append("\(state) app awaits background callbacks") }
         if state == .background {
             if !record.ledger.isEmpty && !record.budget.isTicking && record.expiration == nil {
                 found.append("background app holds assertions but its budget is not ticking")
             }
-            if record.ledger.isEmpty && record.didEnterBackgroundDeadline == nil && record.expiration == nil {
+            if record.ledger.isEmpty && record.callbacks == nil && record.expiration == nil {
                 found.append("background app needs no time but was neither suspended nor ended")
             }
         }

@@ -7,8 +7,11 @@ extension BackgroundSystem {
                 ? nil : BackgroundSystemError(code: .illegalTransition, app: app, state: current, event: name)
         }
         switch event {
-        case .launch(let app, _):
+        case .launch(let app, .foreground):
             return check(app, "launch") { $0 == .notRunning || $0.isTerminated }
+        case .launch(let app, .background):
+            // A force-quit app is not launched in the background until the user opens it (S10).
+            return check(app, "launch") { $0 == .notRunning || ($0.isTerminated && $0 != .terminated(.userForceQuit)) }
         case .activate(let app):
             return check(app, "activate") { $0 == .inactive }
         case .deactivate(let app):
@@ -23,8 +26,8 @@ extension BackgroundSystem {
             let current = state(of: app)
             return current.hasProcess
                 ? nil : BackgroundSystemError(code: .appNotRunning, app: app, state: current, event: "terminate")
-        case .didEnterBackgroundReturned, .beginAssertion, .endAssertion, .expirationHandlerReturned,
-            .setBackgroundRefresh, .tick:
+        case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .endAssertion,
+            .expirationHandlerReturned, .setBackgroundRefresh, .tick:
             return nil
         }
     }
@@ -40,8 +43,9 @@ extension BackgroundSystem {
             effects.append(.stateChanged(app, from: previous, to: .inactive))
         case .background:
             apps[index].state = .background
+            apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
             effects.append(.stateChanged(app, from: previous, to: .background))
-            settle(index, at: now, into: &effects)
+            effects.append(.deliverBackgroundWake(app))
         }
     }
 
@@ -60,7 +64,8 @@ extension BackgroundSystem {
             // Assertions begun in the foreground were dormant; they become effective now (R1.7).
             apps[index].budget.startTicking(at: now)
         }
-        apps[index].didEnterBackgroundDeadline = now + policy.didEnterBackgroundTimeLimit
+        apps[index].callbacks = PendingCallbacks(
+            kind: .didEnterBackground, deadline: now + policy.didEnterBackgroundTimeLimit)
         effects.append(.stateChanged(app, from: .inactive, to: .background))
         effects.append(.deliverDidEnterBackground(app))
     }
@@ -69,7 +74,7 @@ extension BackgroundSystem {
         let index = recordIndex(for: app)
         let previous = apps[index].state
         apps[index].budget.stopTicking(at: now)
-        apps[index].didEnterBackgroundDeadline = nil
+        apps[index].callbacks = nil
         if let run = apps[index].expiration {
             // Back in the foreground nothing is expiring: handlers not yet called stay armed.
             apps[index].ledger.restoreUndelivered(run.pending)
@@ -83,16 +88,22 @@ extension BackgroundSystem {
         let index = recordIndex(for: app)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].state = .background
+        apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
         effects.append(.stateChanged(app, from: .suspended, to: .background))
-        settle(index, at: now, into: &effects)
+        effects.append(.deliverBackgroundWake(app))
     }
 
-    mutating func didEnterBackgroundReturned(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
-        guard let index = appIndex[app], apps[index].didEnterBackgroundDeadline != nil else {
-            effects.append(.log(LogRecord(.debug, app: app, "applicationDidEnterBackground returned late; ignored")))
+    mutating func callbacksReturned(
+        _ app: AppID,
+        _ kind: PendingCallbacks.Kind,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) {
+        guard let index = appIndex[app], apps[index].callbacks?.kind == kind else {
+            effects.append(.log(LogRecord(.debug, app: app, "\(kind) callbacks returned late; ignored")))
             return
         }
-        apps[index].didEnterBackgroundDeadline = nil
+        apps[index].callbacks = nil
         settle(index, at: now, into: &effects)
     }
 
@@ -109,10 +120,10 @@ extension BackgroundSystem {
     }
 
     /// Suspends (or, in the server profile, exits) an app in the background that needs no more
-    /// time: no assertion held, `applicationDidEnterBackground(_:)` returned, no handler running.
+    /// time: no assertion held, its background callbacks returned, no expiration handler running.
     mutating func settle(_ index: Int, at now: Instant, into effects: inout [Effect]) {
         let record = apps[index]
-        guard record.state == .background, record.ledger.isEmpty, record.didEnterBackgroundDeadline == nil,
+        guard record.state == .background, record.ledger.isEmpty, record.callbacks == nil,
             record.expiration == nil
         else { return }
         apps[index].budget.stopTicking(at: now)
@@ -151,7 +162,7 @@ extension BackgroundSystem {
         apps[index].state = .terminated(reason)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].expiration = nil
-        apps[index].didEnterBackgroundDeadline = nil
+        apps[index].callbacks = nil
         effects.append(.stateChanged(record.id, from: record.state, to: .terminated(reason)))
         switch reason {
         case .exited(let status):

@@ -17,6 +17,8 @@
 /// // granted == [.assertionGranted(app, AssertionID(rawValue: 1))]
 /// ```
 ///
+/// In the examples, `.seconds(1)` is ``Instant/seconds(_:)-(BinaryInteger)``.
+///
 /// Time must not go backwards: an event stamped earlier than the previous one is treated as
 /// happening at the previous one's time.
 public struct BackgroundSystem: Sendable {
@@ -31,7 +33,7 @@ public struct BackgroundSystem: Sendable {
     /// The wake-up last requested from the shell, if any.
     private(set) var requestedWakeup: Instant?
     /// The earliest instant at which something falls due, if anything will.
-    public private(set) var nextDeadline: Instant?
+    public internal(set) var nextDeadline: Instant?
     var incidentCount = 0
 
     /// Creates a system with no apps.
@@ -41,11 +43,14 @@ public struct BackgroundSystem: Sendable {
 
     /// Handles one event and returns the effects to carry out, in order.
     ///
-    /// Deadlines that fell due before `now` (budget ends, handler watchdogs) are processed first,
-    /// at their own instants, then the event is applied.
+    /// Deadlines that fell due strictly before `now` (budget ends, handler watchdogs) are
+    /// processed first, each at its own instant, and the event is judged against the state they
+    /// leave. Then the event is applied, and then deadlines due at `now` itself: an app that
+    /// ends its task at the very instant its budget runs out is given the benefit of the doubt.
     ///
-    /// - Throws: ``BackgroundSystemError`` if the event is not allowed in the app's current
-    ///   state (an illegal lifecycle transition); the event is then not applied.
+    /// - Throws: ``BackgroundSystemError`` if the event is not allowed in the app's state (an
+    ///   illegal lifecycle transition). Nothing changes then, not even the overdue deadlines,
+    ///   which are processed with the next event or tick.
     @discardableResult
     public mutating func handle(_ event: Event, at now: Instant) throws(BackgroundSystemError) -> [Effect] {
         var effects: [Effect] = []
@@ -54,14 +59,25 @@ public struct BackgroundSystem: Sendable {
     }
 
     /// Handles one event, appending its effects to `effects`; for shells that reuse a buffer.
+    ///
+    /// On a throw, nothing is appended and nothing changes.
     public mutating func handle(_ event: Event, at now: Instant, into effects: inout [Effect])
         throws(BackgroundSystemError)
     {
         let now = max(now, self.now)
-        if let error = validate(event) { throw error }
+        if let next = nextDeadline, next < now {
+            var advanced = self
+            var overdue: [Effect] = []
+            advanced.runDeadlines(before: now, into: &overdue)
+            if let error = advanced.validate(event) { throw error }
+            self = advanced
+            effects.append(contentsOf: overdue)
+        } else if let error = validate(event) {
+            throw error
+        }
         self.now = now
-        runDeadlines(through: now, into: &effects)
         apply(event, at: now, into: &effects)
+        runDeadlines(through: now, into: &effects)
         updateWakeup(into: &effects)
         #if DEBUG
         let violations = checkInvariants()
@@ -70,12 +86,6 @@ public struct BackgroundSystem: Sendable {
     }
 
     private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) {
-        if let error = validate(event) {
-            // A deadline processed just before changed the app's state (for example the watchdog
-            // ended it); the event no longer applies.
-            effects.append(.log(LogRecord(.notice, app: error.app, "dropped \(error.event): \(error)")))
-            return
-        }
         switch event {
         case .launch(let app, let kind): launch(app, kind, at: now, into: &effects)
         case .activate(let app): transition(app, to: .active, into: &effects)
@@ -83,7 +93,8 @@ public struct BackgroundSystem: Sendable {
         case .enterBackground(let app): enterBackground(app, at: now, into: &effects)
         case .enterForeground(let app): enterForeground(app, at: now, into: &effects)
         case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
-        case .didEnterBackgroundReturned(let app): didEnterBackgroundReturned(app, at: now, into: &effects)
+        case .didEnterBackgroundReturned(let app): callbacksReturned(app, .didEnterBackground, at: now, into: &effects)
+        case .backgroundWakeReturned(let app): callbacksReturned(app, .backgroundWake, at: now, into: &effects)
         case .beginAssertion(let app, let name, let origin, let hasHandler):
             beginAssertion(app, name: name, origin: origin, hasHandler: hasHandler, at: now, into: &effects)
         case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
@@ -134,7 +145,6 @@ public struct BackgroundSystem: Sendable {
     }
 
     private mutating func updateWakeup(into effects: inout [Effect]) {
-        nextDeadline = earliestDeadline()?.at
         guard nextDeadline != requestedWakeup else { return }
         requestedWakeup = nextDeadline
         effects.append(nextDeadline.map { .scheduleWakeup(at: $0) } ?? .cancelWakeup)

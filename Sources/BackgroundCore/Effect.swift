@@ -15,6 +15,10 @@ public enum Effect: Sendable, Hashable {
     /// Call `applicationDidEnterBackground(_:)` and post `didEnterBackgroundNotification` on the
     /// main actor, then report ``Event/didEnterBackgroundReturned(_:)``.
     case deliverDidEnterBackground(AppID)
+    /// The app was launched or resumed in the background: run its launch code (or the work it
+    /// was woken for) on the main actor, then report ``Event/backgroundWakeReturned(_:)``. Until
+    /// then it stays in the background, where it may begin assertions.
+    case deliverBackgroundWake(AppID)
     /// The app's state changed; post the matching lifecycle notification.
     case stateChanged(AppID, from: AppLifecycleState, to: AppLifecycleState)
     /// Stop the app's process from running (freeze it).

@@ -17,6 +17,9 @@ public enum Event: Sendable, Hashable {
     case resumeInBackground(AppID)
     /// `applicationDidEnterBackground(_:)` (and the notification's observers) returned.
     case didEnterBackgroundReturned(AppID)
+    /// The app's callbacks after a launch or resume in the background returned
+    /// (``Effect/deliverBackgroundWake(_:)``).
+    case backgroundWakeReturned(AppID)
     /// App code called `beginBackgroundTask`.
     case beginAssertion(AppID, name: String, origin: CallSite, hasExpirationHandler: Bool)
     /// App code called `endBackgroundTask` with this identifier.

@@ -55,6 +55,13 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
     /// Default 5 s: the delegate "has five seconds to perform any tasks and return" (S3).
     public var didEnterBackgroundTimeLimit: Duration
 
+    /// How long an app launched or resumed in the background may take before its callbacks return.
+    ///
+    /// Default 20 s: the launch watchdog's "exhausted real (wall clock) time allowance of 20.00
+    /// seconds" (R1.14, observed). Resume is reported at about 10 s (unconfirmed); **ours** uses
+    /// the launch figure for both.
+    public var backgroundWakeTimeLimit: Duration
+
     /// Whether `beginBackgroundTask` can be granted at all.
     ///
     /// iOS returns `.invalid` "if running in the background is not possible" (S2); on modern
@@ -73,6 +80,7 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
         expirationHandlersTotalTimeLimit: Duration,
         maximumOutstandingAssertions: Int,
         didEnterBackgroundTimeLimit: Duration,
+        backgroundWakeTimeLimit: Duration = .seconds(20),
         grantsAssertions: Bool,
         idleBackgroundAction: IdleBackgroundAction
     ) {
@@ -83,6 +91,7 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
         self.expirationHandlersTotalTimeLimit = expirationHandlersTotalTimeLimit
         self.maximumOutstandingAssertions = maximumOutstandingAssertions
         self.didEnterBackgroundTimeLimit = didEnterBackgroundTimeLimit
+        self.backgroundWakeTimeLimit = backgroundWakeTimeLimit
         self.grantsAssertions = grantsAssertions
         self.idleBackgroundAction = idleBackgroundAction
     }
@@ -107,14 +116,17 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
     /// A Linux service's graceful shutdown with Apple's model.
     ///
     /// Moving to the background (SIGTERM) starts a budget of `grace`; work under assertions
-    /// finishes within it, expiration handlers run `min(5 s, grace / 4)` before its end, the
-    /// process exits with status 0 when the last assertion ends, and a leak ends in a
-    /// termination report instead of a hang.
+    /// finishes within it, expiration handlers run `min(5 s, grace / 4)` before its end and must
+    /// all return within that lead (each within `min(1 s, lead)`), the process exits with status
+    /// 0 when the last assertion ends, and a leak ends in a termination report instead of a hang.
     ///
     /// - Parameter grace: The shutdown budget, for example systemd's `TimeoutStopSec` minus a margin.
     public static func server(grace: Duration) -> SystemPolicy {
         var policy = iOS.with(name: "server(grace: \(grace.formattedSeconds)s)", budget: grace)
         policy.expirationLeadTime = min(.seconds(5), grace / 4)
+        policy.expirationHandlerTimeLimit = min(policy.expirationHandlerTimeLimit, policy.expirationLeadTime)
+        policy.expirationHandlersTotalTimeLimit = min(
+            policy.expirationHandlersTotalTimeLimit, policy.expirationLeadTime)
         policy.idleBackgroundAction = .exit(status: 0)
         return policy
     }

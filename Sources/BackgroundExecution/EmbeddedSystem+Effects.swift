@@ -24,6 +24,13 @@ extension EmbeddedSystem {
                 guard let self else { return }
                 self.deliver(.didEnterBackgroundReturned(self.app))
             }
+        case .deliverBackgroundWake:
+            let application = state.withLock { $0.application }
+            onMainActor { [weak self] in
+                application?.deliverBackgroundWake()
+                guard let self else { return }
+                self.deliver(.backgroundWakeReturned(self.app))
+            }
         case .stateChanged(_, let from, let to):
             configuration.logger.info("\(app): \(from) → \(to)")
             let application = state.withLock { $0.application }

@@ -26,6 +26,7 @@ extension UIApplication {
         let center = NotificationCenter.default
         switch (old, new) {
         case (.notRunning, .inactive), (.terminated, .inactive):
+            hasFinishedLaunching = true
             _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
             center.post(name: Self.didFinishLaunchingNotification, object: self)
         case (.inactive, .active):
@@ -50,6 +51,17 @@ extension UIApplication {
     func deliverDidEnterBackground() {
         delegate?.applicationDidEnterBackground(self)
         NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
+    }
+
+    /// After a launch in the background: `application(_:didFinishLaunchingWithOptions:)` and
+    /// `didFinishLaunchingNotification`. After a resume there is nothing to call yet: the work
+    /// the app was woken for is delivered by the scheduler that woke it.
+    @MainActor
+    func deliverBackgroundWake() {
+        guard !hasFinishedLaunching else { return }
+        hasFinishedLaunching = true
+        _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
+        NotificationCenter.default.post(name: Self.didFinishLaunchingNotification, object: self)
     }
 
     /// Posts `backgroundRefreshStatusDidChangeNotification`.

@@ -28,6 +28,9 @@ public final class UIApplication: Sendable {
     /// The delegate that receives lifecycle calls, on the main actor.
     @MainActor public weak var delegate: (any UIApplicationDelegate)?
 
+    /// Whether `application(_:didFinishLaunchingWithOptions:)` has been delivered in this process.
+    @MainActor var hasFinishedLaunching = false
+
     /// Creates an application object connected to `connection`.
     ///
     /// - Parameter connection: The system that governs the app: ``EmbeddedSystem``, the daemon

@@ -55,9 +55,16 @@ struct AssertionLedgerTests {
         let held = d.system.assertions(of: notes)
         #expect(
             held == [
-                Assertion(id: .id(1), name: "Upload", origin: Site.upload, beganAt: .t(1, 250), hasExpirationHandler: true),
+                Assertion(
+                    id: .id(1),
+                    name: "Upload",
+                    origin: Site.upload,
+                    beganAt: .t(1, 250),
+                    hasExpirationHandler: true
+                ),
                 Assertion(id: .id(2), name: "Sync", origin: Site.sync, beganAt: .t(2), hasExpirationHandler: false),
-            ])
+            ]
+        )
         #expect(held.first?.origin.fileID == "Notes/UploadManager.swift")
         #expect(held.first?.origin.line == 42)
         #expect(held.first?.origin.function == "upload()")
@@ -68,10 +75,14 @@ struct AssertionLedgerTests {
         #expect(
             BackgroundSystem.unknownAssertionMessage(.id(7))
                 == "Can't end BackgroundTask: no background task exists with identifier 7 (0x7), or it may have "
-                + "already been ended. Break in UIApplicationEndBackgroundTaskError() to debug.")
+                + "already been ended. Break in UIApplicationEndBackgroundTaskError() to debug."
+        )
     }
 
-    @Test("The identifier is printed in decimal and in lowercase hexadecimal", arguments: [(255, "255 (0xff)"), (16, "16 (0x10)"), (1, "1 (0x1)")])
+    @Test(
+        "The identifier is printed in decimal and in lowercase hexadecimal",
+        arguments: [(255, "255 (0xff)"), (16, "16 (0x10)"), (1, "1 (0x1)")]
+    )
     func identifierDescription(raw: Int, text: String) {
         #expect(AssertionID.id(raw).description == text)
         #expect(BackgroundSystem.unknownAssertionMessage(.id(raw)).contains("identifier \(text), or"))

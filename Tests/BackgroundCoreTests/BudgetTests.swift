@@ -118,7 +118,8 @@ struct BudgetTests {
         try d.background(notes, at: .t(10))
         let effects = try d.end(notes, 1, at: .t(20))
         #expect(
-            effects == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup])
+            effects == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup]
+        )
         #expect(d.state(notes) == .suspended)
     }
 
@@ -130,14 +131,22 @@ struct BudgetTests {
         #expect(try d.background(notes, at: .t(10)) == [.scheduleWakeup(at: .t(17, 500))])
         let effects = try d.end(notes, 1, at: .t(15))
         let report = TerminationReport(
-            incident: 1, app: notes, reason: .exited(status: 0), explanation: "the last background task ended",
-            at: .t(15), stateBefore: .background, permittedBackgroundDuration: .seconds(10), leakedAssertions: [],
-            policyName: "server(grace: 10.000s)")
+            incident: 1,
+            app: notes,
+            reason: .exited(status: 0),
+            explanation: "the last background task ended",
+            at: .t(15),
+            stateBefore: .background,
+            permittedBackgroundDuration: .seconds(10),
+            leakedAssertions: [],
+            policyName: "server(grace: 10.000s)"
+        )
         #expect(
             effects == [
                 .stateChanged(notes, from: .background, to: .terminated(.exited(status: 0))),
                 .exit(notes, status: 0, report), .cancelWakeup,
-            ])
+            ]
+        )
         #expect(report.isClean)
     }
 

@@ -17,7 +17,12 @@ struct IllegalCase: Sendable, CustomTestStringConvertible {
         IllegalCase(setup: opened, event: .activate(notes), from: .active, name: "activate"),
         IllegalCase(setup: opened, event: .enterForeground(notes), from: .active, name: "enterForeground"),
         IllegalCase(setup: opened, event: .resumeInBackground(notes), from: .active, name: "resumeInBackground"),
-        IllegalCase(setup: [.launch(notes, .foreground)], event: .deactivate(notes), from: .inactive, name: "deactivate"),
+        IllegalCase(
+            setup: [.launch(notes, .foreground)],
+            event: .deactivate(notes),
+            from: .inactive,
+            name: "deactivate"
+        ),
         IllegalCase(setup: left, event: .deactivate(notes), from: .background, name: "deactivate"),
         IllegalCase(setup: left, event: .enterBackground(notes), from: .background, name: "enterBackground"),
         IllegalCase(setup: left, event: .resumeInBackground(notes), from: .background, name: "resumeInBackground"),
@@ -34,7 +39,10 @@ struct IllegalCase: Sendable, CustomTestStringConvertible {
 struct IllegalTransitionTests {
     /// Sends `event` to a driver in a known state and checks it is refused without any change.
     private func expectRefused(
-        _ event: Event, in d: inout Driver, code: BackgroundSystemError.Code, name: String
+        _ event: Event,
+        in d: inout Driver,
+        code: BackgroundSystemError.Code,
+        name: String
     ) {
         let state = d.state(notes)
         let now = d.system.now
@@ -105,7 +113,11 @@ struct IllegalTransitionTests {
         try d.background(notes, at: .t(1))
         let effects = try d.send(.terminate(notes, .systemReclaimed), at: .t(2))
         let report = try #require(effects.reports.first)
-        #expect(effects == [.stateChanged(notes, from: .suspended, to: .terminated(.systemReclaimed)), .terminate(notes, report)])
+        #expect(
+            effects == [
+                .stateChanged(notes, from: .suspended, to: .terminated(.systemReclaimed)), .terminate(notes, report),
+            ]
+        )
         #expect(report.leakedAssertions == [])
     }
 }

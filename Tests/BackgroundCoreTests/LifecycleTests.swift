@@ -39,7 +39,8 @@ struct LifecycleTests {
                 .stateChanged(notes, from: .inactive, to: .background),
                 .deliverDidEnterBackground(notes),
                 .scheduleWakeup(at: .t(15)),
-            ])
+            ]
+        )
         #expect(d.state(notes) == .background)
     }
 
@@ -52,7 +53,8 @@ struct LifecycleTests {
         #expect(
             effects == [
                 .stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup,
-            ])
+            ]
+        )
         #expect(d.state(notes) == .suspended)
     }
 
@@ -119,7 +121,8 @@ struct LifecycleTests {
                 TimedEffect(at: .t(10), effect: .cancelWakeup),
                 TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .suspended, to: .inactive)),
                 TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .inactive, to: .active)),
-            ])
+            ]
+        )
     }
 
     @Test("An applicationDidEnterBackground that returns within 5 s keeps the app alive")
@@ -128,7 +131,11 @@ struct LifecycleTests {
         try d.open(notes, at: .zero)
         try d.leave(notes, at: .t(10))
         let effects = try d.send(.didEnterBackgroundReturned(notes), at: .t(14, 999))
-        #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup])
+        #expect(
+            effects.withoutLogs == [
+                .stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup,
+            ]
+        )
     }
 
     @Test("applicationDidEnterBackground not returning within 5 s ends the app with 0x8badf00d")
@@ -139,7 +146,11 @@ struct LifecycleTests {
         let effects = try d.tick(at: .t(15))
         let report = try #require(effects.reports.first)
         let killed = AppLifecycleState.terminated(.watchdog(.watchdogTimeout))
-        #expect(effects.withoutLogs == [.stateChanged(notes, from: .background, to: killed), .terminate(notes, report), .cancelWakeup])
+        #expect(
+            effects.withoutLogs == [
+                .stateChanged(notes, from: .background, to: killed), .terminate(notes, report), .cancelWakeup,
+            ]
+        )
         #expect(report.code == .watchdogTimeout)
         #expect(report.at == .t(15))
         #expect(report.stateBefore == .background)
@@ -168,14 +179,21 @@ struct LifecycleTests {
         let held = d.system.assertions(of: notes)
         let effects = try d.send(.terminate(notes, .userForceQuit), at: .t(5))
         let expected = TerminationReport(
-            incident: 1, app: notes, reason: .userForceQuit,
-            explanation: "the user removed the app from the app switcher", at: .t(5), stateBefore: .active,
-            permittedBackgroundDuration: .seconds(30), leakedAssertions: held.map(TerminationReport.LeakedAssertion.init),
-            policyName: "iOS")
+            incident: 1,
+            app: notes,
+            reason: .userForceQuit,
+            explanation: "the user removed the app from the app switcher",
+            at: .t(5),
+            stateBefore: .active,
+            permittedBackgroundDuration: .seconds(30),
+            leakedAssertions: held.map(TerminationReport.LeakedAssertion.init),
+            policyName: "iOS"
+        )
         #expect(
             effects == [
                 .stateChanged(notes, from: .active, to: .terminated(.userForceQuit)), .terminate(notes, expected),
-            ])
+            ]
+        )
         #expect(expected.leakedAssertions.map(\.name) == ["Upload", "Sync"])
         #expect(d.state(notes) == .terminated(.userForceQuit))
         #expect(d.heldIDs(notes) == [])
@@ -191,7 +209,7 @@ struct LifecycleTests {
         }
         #expect(error?.code == .illegalTransition)
         #expect(d.state(notes) == .terminated(.userForceQuit))
-        #expect(try d.send(.launch(notes, .foreground), at: .t(3)).first?.isStateChange == true)
+        #expect(try d.send(.launch(notes, .foreground), at: .t(3)).first?.kind == "stateChanged")
     }
 
     @Test("A relaunched app starts with a fresh ledger whose identifiers start again at 1")
@@ -202,12 +220,5 @@ struct LifecycleTests {
         try d.send(.terminate(notes, .userForceQuit), at: .t(2))
         try d.open(notes, at: .t(3))
         #expect(try d.begin(notes, at: .t(4)) == [.assertionGranted(notes, .id(1))])
-    }
-}
-
-extension Effect {
-    var isStateChange: Bool {
-        if case .stateChanged = self { return true }
-        return false
     }
 }

@@ -23,8 +23,6 @@ extension AssertionID {
 extension Instant {
     /// `.t(31)` is T+31.000s and `.t(35, 900)` is T+35.900s, as `Instant` prints them.
     ///
-    /// (`Instant.seconds(31)` does not compile: the `Int64` and `Double` overloads are ambiguous
-    /// for an integer literal.)
     static func t(_ seconds: Int64, _ milliseconds: Int64 = 0) -> Instant {
         .milliseconds(seconds * 1000 + milliseconds)
     }
@@ -64,7 +62,10 @@ struct Driver {
 
     @discardableResult
     mutating func begin(
-        _ app: AppID, _ name: String = "Upload", handler: Bool = true, origin: CallSite = Site.upload,
+        _ app: AppID,
+        _ name: String = "Upload",
+        handler: Bool = true,
+        origin: CallSite = Site.upload,
         at instant: Instant
     ) throws(BackgroundSystemError) -> [Effect] {
         try send(.beginAssertion(app, name: name, origin: origin, hasExpirationHandler: handler), at: instant)
@@ -104,6 +105,20 @@ struct Driver {
         return try send(.didEnterBackgroundReturned(app), at: instant)
     }
 
+    // MARK: A common start
+
+    /// Notes, opened at T+0, begins one assertion per entry at T+1, T+2, … (`true`: with an
+    /// expiration handler) and is in the background from T+10 (under iOS: expiration at T+35, budget end T+40).
+    static func inBackground(handlers: [Bool], policy: SystemPolicy = .iOS) throws(BackgroundSystemError) -> Driver {
+        var d = Driver(policy: policy)
+        try d.open(notes, at: .zero)
+        for (offset, handler) in handlers.enumerated() {
+            try d.begin(notes, "Task \(offset + 1)", handler: handler, at: .t(Int64(offset + 1)))
+        }
+        try d.background(notes, at: .t(10))
+        return d
+    }
+
     // MARK: Queries
 
     func state(_ app: AppID) -> AppLifecycleState { system.state(of: app) }
@@ -139,6 +154,27 @@ extension Array where Element == Effect {
             case .terminate(_, let report), .exit(_, _, let report): return report
             default: return nil
             }
+        }
+    }
+}
+
+extension Effect {
+    /// The case's name, to see which kinds of effects a run produced.
+    var kind: String {
+        switch self {
+        case .assertionGranted: "assertionGranted"
+        case .assertionDenied: "assertionDenied"
+        case .runExpirationHandler: "runExpirationHandler"
+        case .deliverDidEnterBackground: "deliverDidEnterBackground"
+        case .deliverBackgroundWake: "deliverBackgroundWake"
+        case .stateChanged: "stateChanged"
+        case .suspend: "suspend"
+        case .exit: "exit"
+        case .terminate: "terminate"
+        case .backgroundRefreshStatusChanged: "backgroundRefreshStatusChanged"
+        case .scheduleWakeup: "scheduleWakeup"
+        case .cancelWakeup: "cancelWakeup"
+        case .log: "log"
         }
     }
 }
