@@ -23,7 +23,12 @@ public struct AssertionLedger: Sendable, Hashable {
     public var nextID: AssertionID { AssertionID(rawValue: nextRawID) }
 
     /// Records a new assertion and returns its identifier.
-    public mutating func begin(name: String, origin: CallSite, at now: Instant, hasExpirationHandler: Bool)
+    public mutating func begin(
+        name: String,
+        origin: CallSite,
+        at now: Instant,
+        hasExpirationHandler: Bool
+    )
         -> AssertionID
     {
         let id = AssertionID(rawValue: nextRawID)

@@ -47,7 +47,9 @@ extension BackgroundSystem {
 
     mutating func endAssertion(_ app: AppID, _ id: AssertionID, at now: Instant, into effects: inout [Effect]) {
         guard let index = appIndex[app], apps[index].state.isRunning else {
-            effects.append(.log(LogRecord(.warning, app: app, "endBackgroundTask(\(id)) from an app that is not running")))
+            effects.append(
+                .log(LogRecord(.warning, app: app, "endBackgroundTask(\(id)) from an app that is not running"))
+            )
             return
         }
         guard apps[index].ledger.end(id) != nil else {

@@ -80,8 +80,12 @@ extension BackgroundSystem {
             apps[index].budget.stopTicking(at: time)
             guard !apps[index].ledger.isEmpty else { return settle(index, at: time, into: &effects) }
             end(
-                index, reason: .watchdog(.watchdogTimeout),
-                explanation: "has active assertions beyond permitted time", at: time, into: &effects)
+                index,
+                reason: .watchdog(.watchdogTimeout),
+                explanation: "has active assertions beyond permitted time",
+                at: time,
+                into: &effects
+            )
         }
     }
 
@@ -106,7 +110,9 @@ extension BackgroundSystem {
             run.currentName = apps[index].ledger.assertion(id)?.name ?? ""
             // No handler may run past the budget's end: the tightest of the three limits wins.
             var deadline = min(
-                time + policy.expirationHandlerTimeLimit, run.startedAt + policy.expirationHandlersTotalTimeLimit)
+                time + policy.expirationHandlerTimeLimit,
+                run.startedAt + policy.expirationHandlersTotalTimeLimit
+            )
             if let budgetEnd = apps[index].budget.endsAt { deadline = min(deadline, max(budgetEnd, time)) }
             run.currentDeadline = deadline
             apps[index].expiration = run

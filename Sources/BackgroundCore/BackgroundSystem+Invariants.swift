@@ -7,7 +7,9 @@ extension BackgroundSystem {
     /// - Returns: One sentence per broken rule; empty when all hold.
     public func checkInvariants() -> [String] {
         var found: [String] = []
-        if appIndex.count != apps.count { found.append("app index has \(appIndex.count) entries for \(apps.count) apps") }
+        if appIndex.count != apps.count {
+            found.append("app index has \(appIndex.count) entries for \(apps.count) apps")
+        }
         for (position, record) in apps.enumerated() {
             if appIndex[record.id] != position { found.append("\(record.id): index does not point at its record") }
             found += record.ledger.violations().map { "\(record.id): \($0)" }

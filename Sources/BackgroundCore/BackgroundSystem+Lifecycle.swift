@@ -43,7 +43,10 @@ extension BackgroundSystem {
             effects.append(.stateChanged(app, from: previous, to: .inactive))
         case .background:
             apps[index].state = .background
-            apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
+            apps[index].callbacks = PendingCallbacks(
+                kind: .backgroundWake,
+                deadline: now + policy.backgroundWakeTimeLimit
+            )
             effects.append(.stateChanged(app, from: previous, to: .background))
             effects.append(.deliverBackgroundWake(app))
         }
@@ -65,7 +68,9 @@ extension BackgroundSystem {
             apps[index].budget.startTicking(at: now)
         }
         apps[index].callbacks = PendingCallbacks(
-            kind: .didEnterBackground, deadline: now + policy.didEnterBackgroundTimeLimit)
+            kind: .didEnterBackground,
+            deadline: now + policy.didEnterBackgroundTimeLimit
+        )
         effects.append(.stateChanged(app, from: .inactive, to: .background))
         effects.append(.deliverDidEnterBackground(app))
     }
@@ -133,8 +138,13 @@ extension BackgroundSystem {
             effects.append(.stateChanged(record.id, from: .background, to: .suspended))
             effects.append(.suspend(record.id))
         case .exit(let status):
-            end(index, reason: .exited(status: status), explanation: "the last background task ended", at: now,
-                into: &effects)
+            end(
+                index,
+                reason: .exited(status: status),
+                explanation: "the last background task ended",
+                at: now,
+                into: &effects
+            )
         }
     }
 

@@ -61,7 +61,11 @@ public struct BackgroundSystem: Sendable {
     /// Handles one event, appending its effects to `effects`; for shells that reuse a buffer.
     ///
     /// On a throw, nothing is appended and nothing changes.
-    public mutating func handle(_ event: Event, at now: Instant, into effects: inout [Effect])
+    public mutating func handle(
+        _ event: Event,
+        at now: Instant,
+        into effects: inout [Effect]
+    )
         throws(BackgroundSystemError)
     {
         let now = max(now, self.now)

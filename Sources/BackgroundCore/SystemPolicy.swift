@@ -126,7 +126,9 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
         policy.expirationLeadTime = min(.seconds(5), grace / 4)
         policy.expirationHandlerTimeLimit = min(policy.expirationHandlerTimeLimit, policy.expirationLeadTime)
         policy.expirationHandlersTotalTimeLimit = min(
-            policy.expirationHandlersTotalTimeLimit, policy.expirationLeadTime)
+            policy.expirationHandlersTotalTimeLimit,
+            policy.expirationLeadTime
+        )
         policy.idleBackgroundAction = .exit(status: 0)
         return policy
     }

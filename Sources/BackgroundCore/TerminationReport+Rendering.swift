@@ -71,7 +71,9 @@ extension TerminationReport {
         for leak in leakedAssertions.prefix(shownLimit) {
             let held = (at - leak.beganAt).formattedSeconds
             let expiry = leak.expirationDelivered ? ", expiration handler was called" : ""
-            lines.append("  #\(leak.id) \"\(leak.name)\" begun at \(leak.beganAt) (\(held) s before termination\(expiry))")
+            lines.append(
+                "  #\(leak.id) \"\(leak.name)\" begun at \(leak.beganAt) (\(held) s before termination\(expiry))"
+            )
             lines.append("      \(leak.origin)")
         }
         if leakedAssertions.count > shownLimit {

@@ -105,7 +105,8 @@ public final class EmbeddedSystem: SystemConnection {
         if let explicit = environment["BACKGROUND_REPORTS_DIR"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit, isDirectory: true)
         }
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() + "/.local/state")
         return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/reports")
     }

@@ -1,7 +1,6 @@
 // The core's types (AppID, SystemPolicy, TerminationReport, Instant, …) are part of this
 // module's API: configuring a system or reading a report needs them, with one import.
 @_exported public import BackgroundCore
-
 // UIKit re-exports Foundation, and iOS code relies on it (DispatchQueue, Date, sleep): so do we,
 // so that replacing `import UIKit` with `import BackgroundExecution` is the only change needed.
 @_exported public import Foundation

@@ -38,7 +38,9 @@ extension ProcessInfo {
             BackgroundFault.raise(
                 BackgroundFault(
                     api: "performExpiringActivity(withReason:using:)",
-                    message: "reason must not be nil or an empty string"))
+                    message: "reason must not be nil or an empty string"
+                )
+            )
             return
         }
         let activity = ExpiringActivity(block)

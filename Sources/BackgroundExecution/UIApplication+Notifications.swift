@@ -6,19 +6,22 @@ extension UIApplication {
     public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
     /// Posted shortly before the app comes back to the foreground.
     public static let willEnterForegroundNotification = Notification.Name(
-        "UIApplicationWillEnterForegroundNotification")
+        "UIApplicationWillEnterForegroundNotification"
+    )
     /// Posted when the app becomes active.
     public static let didBecomeActiveNotification = Notification.Name("UIApplicationDidBecomeActiveNotification")
     /// Posted when the app is about to become inactive.
     public static let willResignActiveNotification = Notification.Name("UIApplicationWillResignActiveNotification")
     /// Posted when the app finished launching.
     public static let didFinishLaunchingNotification = Notification.Name(
-        "UIApplicationDidFinishLaunchingNotification")
+        "UIApplicationDidFinishLaunchingNotification"
+    )
     /// Posted when the app is about to end (not when it is killed by the watchdog).
     public static let willTerminateNotification = Notification.Name("UIApplicationWillTerminateNotification")
     /// Posted when the app's Background App Refresh status changes (S6).
     public static let backgroundRefreshStatusDidChangeNotification = Notification.Name(
-        "UIApplicationBackgroundRefreshStatusDidChangeNotification")
+        "UIApplicationBackgroundRefreshStatusDidChangeNotification"
+    )
 
     /// Posts the notification and calls the delegate method for a state change, on the main actor.
     @MainActor

@@ -36,7 +36,8 @@ struct ShutdownExampleCommand: AsyncParsableCommand {
                 policy: .server(grace: .seconds(fromInterval: grace)),
                 reportsDirectory: reportsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
                     ?? EmbeddedSystem.defaultReportsDirectory
-            ))
+            )
+        )
         system.moveToBackground(onSignals: [SIGTERM, SIGINT])
         let application = UIApplication.bootstrap(system)
         let job = ExportJob(application: application, work: .seconds(fromInterval: work), leaks: leak)
@@ -80,7 +81,9 @@ final class ExportJob: Sendable {
             let once = ResumeOnce(continuation)
             // Registered for the process's lifetime: this job runs once per process.
             _ = NotificationCenter.default.addObserver(
-                forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil
+                forName: UIApplication.didEnterBackgroundNotification,
+                object: nil,
+                queue: nil
             ) { _ in once.resume() }
             if application.applicationState == .background { once.resume() }
         }

@@ -34,7 +34,8 @@ final class Timeline: Sendable {
         case .exit(_, let status, _): return "system: process exits with status \(status)"
         case .backgroundRefreshStatusChanged(_, let status): return "system: Background App Refresh \(status)"
         case .log(let record) where record.level >= .notice: return "system: \(record.message)"
-        case .log, .suspend, .terminate, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake:
+        case .log, .suspend, .terminate, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground,
+            .deliverBackgroundWake:
             return nil
         }
     }

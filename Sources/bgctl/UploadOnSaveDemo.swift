@@ -8,9 +8,13 @@ enum UploadOnSaveDemo {
     /// Runs both stories and returns their timelines and the leak's termination report.
     static func run() -> String {
         let timeline = Timeline()
-        timeline.raw("bgctl demo: upload on save, in virtual time (policy iOS: 30 s budget, handlers 5 s before the end)")
+        timeline.raw(
+            "bgctl demo: upload on save, in virtual time (policy iOS: 30 s budget, handlers 5 s before the end)"
+        )
         timeline.raw("")
-        timeline.raw("1. UploadManager done right: the upload outlasts the budget, the expiration handler ends the task")
+        timeline.raw(
+            "1. UploadManager done right: the upload outlasts the budget, the expiration handler ends the task"
+        )
         runStory(timeline, leaks: false)
         timeline.raw("")
         timeline.raw("2. The same app with a leaked assertion: the failure path forgets endBackgroundTask")
@@ -36,7 +40,8 @@ enum UploadOnSaveDemo {
                 printsReportsToStandardError: false,
                 logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
                 effectObserver: { instant, effect in timeline.observe(instant, effect) }
-            ))
+            )
+        )
         let application = UIApplication(connection: system)
         let uploads = UploadManager(application: application, clock: clock, timeline: timeline, leaks: leaks)
         clock.runPending()
@@ -50,7 +55,10 @@ enum UploadOnSaveDemo {
         timeline.note(clock.now, "user: presses Home")
         system.moveToBackground()
         clock.runPending()
-        timeline.note(clock.now, "app: in the background, backgroundTimeRemaining = \(format(application.backgroundTimeRemaining)) s")
+        timeline.note(
+            clock.now,
+            "app: in the background, backgroundTimeRemaining = \(format(application.backgroundTimeRemaining)) s"
+        )
 
         clock.advance(by: .seconds(60))
         timeline.note(clock.now, "end: app is \(system.lifecycleState)")
@@ -83,7 +91,10 @@ final class UploadManager {
         backgroundTask = application.beginBackgroundTask(withName: "UploadPendingData") { [weak self] in
             self?.expirationHandler()
         }
-        timeline.note(clock.now, "app: beginBackgroundTask(withName: \"UploadPendingData\") → \(backgroundTask.rawValue)")
+        timeline.note(
+            clock.now,
+            "app: beginBackgroundTask(withName: \"UploadPendingData\") → \(backgroundTask.rawValue)"
+        )
         guard backgroundTask != .invalid else { return }
         if leaks {
             upload = clock.schedule(after: .seconds(8)) { [weak self] in self?.uploadFailed() }

@@ -11,9 +11,14 @@ struct BackgroundWakeTests {
             launched == [
                 .stateChanged(notes, from: .notRunning, to: .background), .deliverBackgroundWake(notes),
                 .scheduleWakeup(at: .t(20)),
-            ])
+            ]
+        )
         let returned = try d.send(.backgroundWakeReturned(notes), at: .t(2))
-        #expect(returned.withoutLogs == [.stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup])
+        #expect(
+            returned.withoutLogs == [
+                .stateChanged(notes, from: .background, to: .suspended), .suspend(notes), .cancelWakeup,
+            ]
+        )
     }
 
     @Test("Launch code that does not return within 20 s ends the app with 0x8badf00d")

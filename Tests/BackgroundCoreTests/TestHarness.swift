@@ -77,7 +77,11 @@ struct Driver {
     }
 
     @discardableResult
-    mutating func handlerReturned(_ app: AppID, _ raw: Int, at instant: Instant) throws(BackgroundSystemError)
+    mutating func handlerReturned(
+        _ app: AppID,
+        _ raw: Int,
+        at instant: Instant
+    ) throws(BackgroundSystemError)
         -> [Effect]
     {
         try send(.expirationHandlerReturned(app, .id(raw)), at: instant)

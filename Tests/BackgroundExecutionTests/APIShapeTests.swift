@@ -8,7 +8,9 @@ protocol BackgroundTaskRunning: AnyObject {
         withName taskName: String?,
         expirationHandler handler: (@MainActor @Sendable () -> Void)?
     ) -> UIBackgroundTaskIdentifier
-    func beginBackgroundTask(expirationHandler handler: (@MainActor @Sendable () -> Void)?) -> UIBackgroundTaskIdentifier
+    func beginBackgroundTask(
+        expirationHandler handler: (@MainActor @Sendable () -> Void)?
+    ) -> UIBackgroundTaskIdentifier
     func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier)
     var backgroundTimeRemaining: TimeInterval { get }
     var applicationState: UIApplication.State { get }

@@ -90,7 +90,8 @@ struct BackgroundTaskBehaviourTests {
             harness.log.messages == [
                 "Can't end BackgroundTask: no background task exists with identifier 1 (0x1), or it may have already been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",
                 "Can't end BackgroundTask: no background task exists with identifier 42 (0x2a), or it may have already been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",
-            ])
+            ]
+        )
     }
 
     @Test("Ending .invalid does nothing")

@@ -21,7 +21,9 @@ struct ExpiringActivityTests {
         #expect(names.all == [["Save draft"]])
     }
 
-    @Test("When time runs out the block is called again with expired == true, on another thread, while the first call still runs")
+    @Test(
+        "When time runs out the block is called again with expired == true, on another thread, while the first call still runs"
+    )
     @MainActor
     func secondCallWhileFirstRuns() async {
         let harness = ManualHarness()

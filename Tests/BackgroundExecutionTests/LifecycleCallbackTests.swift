@@ -32,7 +32,8 @@ struct LifecycleCallbackTests {
         #expect(
             delegate.calls == [
                 "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive",
-            ])
+            ]
+        )
     }
 
     @Test("A task begun in applicationDidEnterBackground keeps the app running; it is suspended when it ends")
@@ -53,7 +54,9 @@ struct LifecycleCallbackTests {
         let harness = ManualHarness()
         let seen = Recorder<String>()
         let observer = NotificationCenter.default.addObserver(
-            forName: UIApplication.didEnterBackgroundNotification, object: harness.application, queue: nil
+            forName: UIApplication.didEnterBackgroundNotification,
+            object: harness.application,
+            queue: nil
         ) { note in seen.append(note.name.rawValue) }
         defer { NotificationCenter.default.removeObserver(observer) }
         harness.moveToBackground()
@@ -66,7 +69,9 @@ struct LifecycleCallbackTests {
         let seen = Recorder<UIBackgroundRefreshStatus>()
         let application = harness.application
         let observer = NotificationCenter.default.addObserver(
-            forName: UIApplication.backgroundRefreshStatusDidChangeNotification, object: application, queue: nil
+            forName: UIApplication.backgroundRefreshStatusDidChangeNotification,
+            object: application,
+            queue: nil
         ) { _ in seen.append(application.backgroundRefreshStatus) }
         defer { NotificationCenter.default.removeObserver(observer) }
         #expect(application.backgroundRefreshStatus == .available)

@@ -58,7 +58,9 @@ struct RealClockShutdownTests {
     func leakIsKilledWithReport() throws {
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: reports) }
-        let outcome = try runUntilSignalled(["--grace", "1", "--work", "0.1", "--leak", "--reports-directory", reports.path])
+        let outcome = try runUntilSignalled([
+            "--grace", "1", "--work", "0.1", "--leak", "--reports-directory", reports.path,
+        ])
         #expect(outcome.status == 70)
         #expect(outcome.standardError.contains("Termination Reason:  Namespace FRONTBOARD, Code 0x8badf00d"))
         #expect(outcome.standardError.contains("\"Leaky export\""))

@@ -54,7 +54,8 @@ struct ManualHarness {
                 printsReportsToStandardError: false,
                 logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }),
                 effectObserver: { instant, effect in log.record(instant, effect) }
-            ))
+            )
+        )
         self.application = UIApplication(connection: system)
     }
 

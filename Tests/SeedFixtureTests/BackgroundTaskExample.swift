@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Seed 000 ("Mastering iOS Background Execution"), the BackgroundTaskExample sample, copied
 // verbatim except: `import UIKit` became `import BackgroundExecution`, and the class header's
 // opening brace, lost when the page was scraped (`class BackgroundTaskExample:`), is restored.

@@ -19,7 +19,8 @@ struct SeedFixtureTests {
                 reportsDirectory: nil,
                 printsReportsToStandardError: false,
                 logger: Logger(label: "seed", factory: { _ in SwiftLogNoOpLogHandler() })
-            ))
+            )
+        )
         UIApplication.bootstrap(system)
         return (system, clock)
     }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Seed 001 ("Proper use of beginBackgroundTaskWithExpirationHandler"), copied verbatim except the
 // import: `import UIKit` became `import BackgroundExecution`.
 import BackgroundExecution
