@@ -24,10 +24,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .target(
             name: "BackgroundCore",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strictSettings
         ),
         .target(

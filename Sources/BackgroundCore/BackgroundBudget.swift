@@ -57,25 +57,6 @@ struct ExpirationRun: Sendable, Hashable {
     var currentDeadline: Instant?
 }
 
-/// Everything the system keeps about one app.
-struct AppRecord: Sendable, Hashable {
-    let id: AppID
-    var state: AppLifecycleState = .notRunning
-    var ledger = AssertionLedger()
-    var budget: BackgroundBudget
-    var expiration: ExpirationRun?
-    /// Set while the app's main-actor callbacks for entering the background (or for a launch or
-    /// resume there) run: which ones, and the watchdog's deadline for them.
-    var callbacks: PendingCallbacks?
-    /// The app's own Background App Refresh switch.
-    var refreshSwitch = true
-
-    init(id: AppID, budget: Duration) {
-        self.id = id
-        self.budget = BackgroundBudget(full: budget)
-    }
-}
-
 /// Main-actor callbacks the system waits for before it may suspend an app in the background.
 struct PendingCallbacks: Sendable, Hashable {
     enum Kind: Sendable, Hashable {

@@ -8,6 +8,10 @@ enum DeadlineKind: Sendable, Hashable {
     case expirationHandlerTimeout
     /// The budget ran out.
     case budgetEnd
+    /// A task run's time is nearly up (or a continued task stalled): call its expiration handler.
+    case taskExpiration(TaskRunID)
+    /// A task run was not completed in time: the watchdog ends the app.
+    case taskKill(TaskRunID)
 }
 
 extension BackgroundSystem {
@@ -29,6 +33,9 @@ extension BackgroundSystem {
             // The budget's end waits while handlers run: their own watchdog bounds the wait.
             consider(endsAt, .budgetEnd)
         }
+        for run in record.running.values {
+            if let due = deadline(of: run) { consider(due.at, due.kind) }
+        }
         return best
     }
 
@@ -47,7 +54,7 @@ extension BackgroundSystem {
         while let due = earliestDeadline(), due.at < now {
             fire(due.kind, of: due.index, at: due.at, into: &effects)
         }
-        nextDeadline = earliestDeadline()?.at
+        appDeadline = earliestDeadline()?.at
     }
 
     /// Processes every deadline at or before `now`, each at its own instant, earliest first,
@@ -56,7 +63,7 @@ extension BackgroundSystem {
         while let due = earliestDeadline(), due.at <= now {
             fire(due.kind, of: due.index, at: due.at, into: &effects)
         }
-        nextDeadline = earliestDeadline()?.at
+        appDeadline = earliestDeadline()?.at
     }
 
     private mutating func fire(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect]) {
@@ -86,6 +93,8 @@ extension BackgroundSystem {
                 at: time,
                 into: &effects
             )
+        case .taskExpiration, .taskKill:
+            fireTaskDeadline(kind, of: index, at: time, into: &effects)
         }
     }
 

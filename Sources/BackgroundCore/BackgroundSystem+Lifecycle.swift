@@ -11,7 +11,8 @@ extension BackgroundSystem {
             return check(app, "launch") { $0 == .notRunning || $0.isTerminated }
         case .launch(let app, .background):
             // A force-quit app is not launched in the background until the user opens it (S10).
-            return check(app, "launch") { $0 == .notRunning || ($0.isTerminated && $0 != .terminated(.userForceQuit)) }
+            let forceQuit = appIndex[app].map { apps[$0].forceQuit } ?? false
+            return check(app, "launch") { ($0 == .notRunning || $0.isTerminated) && !forceQuit }
         case .activate(let app):
             return check(app, "activate") { $0 == .inactive }
         case .deactivate(let app):
@@ -27,7 +28,10 @@ extension BackgroundSystem {
             return current.hasProcess
                 ? nil : BackgroundSystemError(code: .appNotRunning, app: app, state: current, event: "terminate")
         case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .endAssertion,
-            .expirationHandlerReturned, .setBackgroundRefresh, .tick:
+            .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
+            .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
+            .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
+            .simulateExpiration, .restore:
             return nil
         }
     }
@@ -35,12 +39,13 @@ extension BackgroundSystem {
     mutating func launch(_ app: AppID, _ kind: LaunchKind, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app)
         let previous = apps[index].state
-        apps[index].ledger = AssertionLedger()
+        resetProcess(index)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         switch kind {
         case .foreground:
             apps[index].state = .inactive
             effects.append(.stateChanged(app, from: previous, to: .inactive))
+            recordUserLaunch(index, at: now, into: &effects)
         case .background:
             apps[index].state = .background
             apps[index].callbacks = PendingCallbacks(
@@ -52,11 +57,22 @@ extension BackgroundSystem {
         }
     }
 
-    mutating func transition(_ app: AppID, to target: AppLifecycleState, into effects: inout [Effect]) {
+    mutating func transition(_ app: AppID, to target: AppLifecycleState, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app)
         let previous = apps[index].state
         apps[index].state = target
         effects.append(.stateChanged(app, from: previous, to: target))
+        // An app becomes active only after application(_:didFinishLaunchingWithOptions:) returned.
+        if target == .active { markLaunchFinished(index, at: now, into: &effects) }
+    }
+
+    /// The user opened the app: usage for the predictor, and the force-quit flag clears (S10).
+    mutating func recordUserLaunch(_ index: Int, at now: Instant, into effects: inout [Effect]) {
+        apps[index].usage.recordLaunch(at: now, limit: policy.scheduling.usageHistoryLimit)
+        apps[index].forceQuit = false
+        effects.append(.persist(.recordLaunch(apps[index].id, at: now)))
+        persistAppState(index, into: &effects)
+        examineIfParked(index, at: now, into: &effects)
     }
 
     mutating func enterBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
@@ -109,6 +125,7 @@ extension BackgroundSystem {
             return
         }
         apps[index].callbacks = nil
+        if kind == .backgroundWake { markLaunchFinished(index, at: now, into: &effects) }
         settle(index, at: now, into: &effects)
     }
 
@@ -122,6 +139,15 @@ extension BackgroundSystem {
         case .watchdog: explanation = "ended by the watchdog"
         }
         end(index, reason: reason, explanation: explanation, at: now, into: &effects)
+        if reason == .userForceQuit {
+            // No background launches until the user opens it again; queued continued-processing
+            // requests are cancelled by the swipe (S13).
+            apps[index].forceQuit = true
+            for pending in apps[index].pending.values where pending.request.kind == .continuedProcessing {
+                removePending(index, identifier: pending.request.identifier, into: &effects)
+            }
+            persistAppState(index, into: &effects)
+        }
     }
 
     /// Suspends (or, in the server profile, exits) an app in the background that needs no more
@@ -129,7 +155,7 @@ extension BackgroundSystem {
     mutating func settle(_ index: Int, at now: Instant, into effects: inout [Effect]) {
         let record = apps[index]
         guard record.state == .background, record.ledger.isEmpty, record.callbacks == nil,
-            record.expiration == nil
+            record.expiration == nil, record.running.isEmpty, record.awaitingLaunch.isEmpty
         else { return }
         apps[index].budget.stopTicking(at: now)
         switch policy.idleBackgroundAction {
@@ -158,6 +184,8 @@ extension BackgroundSystem {
     ) {
         let record = apps[index]
         let leaked = apps[index].ledger.removeAll().map(TerminationReport.LeakedAssertion.init)
+        let uncompleted = record.running.values.sorted { $0.id < $1.id }.map(TerminationReport.UncompletedTask.init)
+        continuedRunning -= record.running.values.filter { $0.request.kind == .continuedProcessing }.count
         let report = TerminationReport(
             incident: nextIncident(),
             app: record.id,
@@ -167,8 +195,11 @@ extension BackgroundSystem {
             stateBefore: record.state,
             permittedBackgroundDuration: policy.backgroundTimeBudget,
             leakedAssertions: leaked,
-            policyName: policy.name
+            policyName: policy.name,
+            uncompletedTasks: uncompleted
         )
+        resetProcess(index)
+        refreshBusy(index)
         apps[index].state = .terminated(reason)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].expiration = nil
@@ -178,7 +209,9 @@ extension BackgroundSystem {
         case .exited(let status):
             effects.append(.exit(record.id, status: status, report))
         case .watchdog(let code):
-            let summary = "terminated with \(code): \(explanation); \(leaked.count) assertion(s) held"
+            let summary =
+                "terminated with \(code): \(explanation); \(leaked.count) assertion(s) held, "
+                + "\(uncompleted.count) task(s) not completed"
             effects.append(.log(LogRecord(.error, app: record.id, summary)))
             effects.append(.terminate(record.id, report))
         case .userForceQuit, .systemReclaimed:

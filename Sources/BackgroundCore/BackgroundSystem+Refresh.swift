@@ -21,20 +21,18 @@ extension BackgroundSystem {
     /// Whether Low Power Mode is on.
     public var isLowPowerModeEnabled: Bool { device.lowPowerMode }
 
-    mutating func setBackgroundRefresh(_ setting: BackgroundRefreshSetting, into effects: inout [Effect]) {
+    mutating func setBackgroundRefresh(_ setting: BackgroundRefreshSetting, at now: Instant, into effects: inout [Effect]) {
         let before = apps.map { backgroundRefreshStatus(of: $0.id) }
         switch setting {
         case .systemSwitch(let on): device.systemSwitch = on
         case .lowPowerMode(let on): device.lowPowerMode = on
         case .restricted(let on): device.restricted = on
-        case .appSwitch(let app, let on): apps[recordIndex(for: app)].refreshSwitch = on
+        case .appSwitch(let app, let on):
+            let index = recordIndex(for: app)
+            apps[index].refreshSwitch = on
+            persistAppState(index, into: &effects)
+            if on { examineIfParked(index, at: now, into: &effects) }
         }
-        for index in apps.indices {
-            let status = backgroundRefreshStatus(of: apps[index].id)
-            let previous = index < before.count ? before[index] : .available
-            if status != previous && apps[index].state.hasProcess {
-                effects.append(.backgroundRefreshStatusChanged(apps[index].id, status))
-            }
-        }
+        notifyRefreshStatusChanges(from: before, into: &effects)
     }
 }

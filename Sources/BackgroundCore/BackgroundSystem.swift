@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The background execution system's brain: a pure state machine driven by events.
 ///
 /// It decides everything iOS decides about background execution (app lifecycle, assertions,
@@ -22,12 +24,27 @@
 /// Time must not go backwards: an event stamped earlier than the previous one is treated as
 /// happening at the previous one's time.
 public struct BackgroundSystem: Sendable {
+    /// Creates a system with no apps, in the given device conditions.
+    public init(policy: SystemPolicy = .iOS, device: DeviceConditions) {
+        self.init(policy: policy)
+        self.deviceConditions = device
+    }
+
     /// The numbers in force.
     public let policy: SystemPolicy
 
     var apps: [AppRecord] = []
     var appIndex: [AppID: Int] = [:]
     var device = DeviceRefreshSettings()
+    var deviceConditions = DeviceConditions()
+    var queue = TaskQueue()
+    var parkedWakes = Heap<ParkedWake>()
+    var slotWaiters: [Int] = []
+    var busyApps: Set<Int> = []
+    var continuedRunning = 0
+    var runCount = 0
+    /// The earliest per-app deadline (budgets, watchdogs, task runs), cached.
+    var appDeadline: Instant?
     /// The latest instant the system has been told about.
     public private(set) var now: Instant = .zero
     /// The wake-up last requested from the shell, if any.
@@ -82,6 +99,8 @@ public struct BackgroundSystem: Sendable {
         self.now = now
         apply(event, at: now, into: &effects)
         runDeadlines(through: now, into: &effects)
+        dispatch(at: now, into: &effects)
+        appDeadline = earliestDeadline()?.at
         updateWakeup(into: &effects)
         #if DEBUG
         let violations = checkInvariants()
@@ -92,8 +111,8 @@ public struct BackgroundSystem: Sendable {
     private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) {
         switch event {
         case .launch(let app, let kind): launch(app, kind, at: now, into: &effects)
-        case .activate(let app): transition(app, to: .active, into: &effects)
-        case .deactivate(let app): transition(app, to: .inactive, into: &effects)
+        case .activate(let app): transition(app, to: .active, at: now, into: &effects)
+        case .deactivate(let app): transition(app, to: .inactive, at: now, into: &effects)
         case .enterBackground(let app): enterBackground(app, at: now, into: &effects)
         case .enterForeground(let app): enterForeground(app, at: now, into: &effects)
         case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
@@ -104,8 +123,26 @@ public struct BackgroundSystem: Sendable {
         case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
         case .expirationHandlerReturned(let app, let id): expirationHandlerReturned(app, id, at: now, into: &effects)
         case .terminate(let app, let reason): terminate(app, reason, at: now, into: &effects)
-        case .setBackgroundRefresh(let setting): setBackgroundRefresh(setting, into: &effects)
+        case .setBackgroundRefresh(let setting): setBackgroundRefresh(setting, at: now, into: &effects)
         case .tick: break
+        case .install(let manifest): install(manifest, at: now, into: &effects)
+        case .finishLaunching(let app): finishLaunching(app, at: now, into: &effects)
+        case .registerTaskHandler(let app, let identifier):
+            registerTaskHandler(app, identifier: identifier, at: now, into: &effects)
+        case .submitTaskRequest(let app, let request): submit(app, request, at: now, into: &effects)
+        case .cancelTaskRequest(let app, let identifier): cancel(app, identifier: identifier, into: &effects)
+        case .cancelAllTaskRequests(let app): cancelAll(app, into: &effects)
+        case .completeTask(let app, let id, let success): completeTask(app, id, success: success, at: now, into: &effects)
+        case .reportTaskProgress(let app, let id, let fraction): reportProgress(app, id, fraction: fraction, at: now)
+        case .userCancelledTask(let app, let id):
+            if let index = appIndex[app] { expireNow(index, id, at: now, into: &effects) }
+        case .setDevice(let conditions): setDevice(conditions, at: now, into: &effects)
+        case .setMinimumBackgroundFetchInterval(let app, let interval):
+            setFetchInterval(app, interval, at: now, into: &effects)
+        case .simulateLaunch(let app, let identifier): simulateLaunch(app, identifier: identifier, at: now, into: &effects)
+        case .simulateExpiration(let app, let identifier):
+            simulateExpiration(app, identifier: identifier, at: now, into: &effects)
+        case .restore(let saved): restore(saved, at: now, into: &effects)
         }
     }
 
@@ -136,9 +173,12 @@ public struct BackgroundSystem: Sendable {
 
     // MARK: Records
 
-    mutating func recordIndex(for app: AppID) -> Int {
+    mutating func recordIndex(for app: AppID, at instant: Instant? = nil) -> Int {
         if let index = appIndex[app] { return index }
-        apps.append(AppRecord(id: app, budget: policy.backgroundTimeBudget))
+        let record = AppRecord(
+            id: app, budget: policy.backgroundTimeBudget, dailyBudget: policy.scheduling.dailyBackgroundBudget,
+            at: instant ?? now)
+        apps.append(record)
         appIndex[app] = apps.count - 1
         return apps.count - 1
     }
@@ -149,6 +189,11 @@ public struct BackgroundSystem: Sendable {
     }
 
     private mutating func updateWakeup(into effects: inout [Effect]) {
+        let scheduling = nextSchedulingWakeup()
+        switch (appDeadline, scheduling) {
+        case (let a?, let b?): nextDeadline = min(a, b)
+        default: nextDeadline = appDeadline ?? scheduling
+        }
         guard nextDeadline != requestedWakeup else { return }
         requestedWakeup = nextDeadline
         effects.append(nextDeadline.map { .scheduleWakeup(at: $0) } ?? .cancelWakeup)

@@ -35,4 +35,27 @@ public enum Effect: Sendable, Hashable {
     case cancelWakeup
     /// Log this record.
     case log(LogRecord)
+
+    // MARK: Scheduling
+
+    /// The launch handler was registered: `register` returns `true`.
+    case taskHandlerRegistered(AppID, identifier: String)
+    /// The identifier is not permitted: `register` returns `false` (R2.2).
+    case taskHandlerRefused(AppID, identifier: String)
+    /// The request was accepted (and replaced any pending one with its identifier).
+    case taskRequestAccepted(AppID, TaskRequest)
+    /// The request was refused: `submit` throws `BGTaskScheduler.Error` with this code.
+    case taskRequestRejected(AppID, identifier: String, SubmissionRejection)
+    /// Misuse that Apple answers with a crash (an uncaught exception): raise it through the
+    /// shell's fault hook with this exact message.
+    case fault(AppID, message: String)
+    /// Hand these tasks to the app's launch handlers, in order, as one batch (R2.16).
+    case runTasks(AppID, [TaskRun])
+    /// The task's time is nearly up: call its expiration handler, or, if it has none, report
+    /// it completed unsuccessfully (R2.14).
+    case expireTask(AppID, TaskRunID)
+    /// A run ended: for logs, timelines and the usage records.
+    case taskFinished(AppID, TaskRunID, TaskOutcome)
+    /// Write this change to the store before answering the app.
+    case persist(StoreChange)
 }

@@ -32,6 +32,38 @@ public enum Event: Sendable, Hashable {
     case setBackgroundRefresh(BackgroundRefreshSetting)
     /// Time passed: run whatever fell due at or before this instant.
     case tick
+
+    // MARK: Scheduling (BGTaskScheduler and background fetch)
+
+    /// The app was installed, or its manifest changed.
+    case install(AppManifest)
+    /// The app finished launching (`application(_:didFinishLaunchingWithOptions:)` returned):
+    /// registration closes, and due tasks may be delivered.
+    case finishLaunching(AppID)
+    /// App code called `BGTaskScheduler.register(forTaskWithIdentifier:using:launchHandler:)`.
+    case registerTaskHandler(AppID, identifier: String)
+    /// App code called `BGTaskScheduler.submit(_:)`.
+    case submitTaskRequest(AppID, TaskRequest)
+    /// App code called `cancel(taskRequestWithIdentifier:)`.
+    case cancelTaskRequest(AppID, identifier: String)
+    /// App code called `cancelAllTaskRequests()`.
+    case cancelAllTaskRequests(AppID)
+    /// App code called `setTaskCompleted(success:)` (or the fetch completion handler).
+    case completeTask(AppID, TaskRunID, success: Bool)
+    /// A continued-processing task reported progress (0 to 1).
+    case reportTaskProgress(AppID, TaskRunID, fraction: Double)
+    /// The user stopped a continued-processing task from its Live Activity.
+    case userCancelledTask(AppID, TaskRunID)
+    /// The device's conditions changed (power, battery, network, use, unlock, Low Power Mode).
+    case setDevice(DeviceConditions)
+    /// App code called `setMinimumBackgroundFetchInterval(_:)`; `nil` is `backgroundFetchIntervalNever`.
+    case setMinimumBackgroundFetchInterval(AppID, Duration?)
+    /// The debugger's `_simulateLaunchForTaskWithIdentifier:`: run this pending request now.
+    case simulateLaunch(AppID, identifier: String)
+    /// The debugger's `_simulateExpirationForTaskWithIdentifier:`: expire this running task now.
+    case simulateExpiration(AppID, identifier: String)
+    /// State read back from the store when the system starts (restores before anything else).
+    case restore(PersistedApp)
 }
 
 /// A Background App Refresh switch (S6).

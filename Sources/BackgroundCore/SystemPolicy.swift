@@ -71,6 +71,9 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
     /// What happens when an app in the background holds no more assertions.
     public var idleBackgroundAction: IdleBackgroundAction
 
+    /// The scheduler's limits and heuristics (BGTaskScheduler, background fetch).
+    public var scheduling = SchedulingPolicy()
+
     /// Creates a policy from explicit values; prefer the profiles ``iOS`` and ``server(grace:)``.
     public init(
         name: String,

@@ -56,6 +56,14 @@ extension TerminationReport {
         lines.append("Termination Description: \(explanation)")
         lines.append("")
         lines.append(contentsOf: renderLeaks())
+        if !uncompletedTasks.isEmpty {
+            lines.append("")
+            lines.append("Background tasks not completed (\(uncompletedTasks.count)):")
+            for task in uncompletedTasks {
+                let held = (at - task.startedAt).formattedSeconds
+                lines.append("  \"\(task.identifier)\" (\(task.kind), \(task.run)) handed over at \(task.startedAt), \(held) s before termination")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

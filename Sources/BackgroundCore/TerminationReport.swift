@@ -32,6 +32,26 @@ public struct TerminationReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// A background task handed to the app and not completed when it was ended.
+    public struct UncompletedTask: Sendable, Hashable, Codable {
+        /// The run.
+        public var run: TaskRunID
+        /// The request's identifier.
+        public var identifier: String
+        /// Its kind.
+        public var kind: TaskKind
+        /// When it was handed over.
+        public var startedAt: Instant
+
+        /// Creates a record from a run.
+        public init(_ run: TaskRun) {
+            self.run = run.id
+            self.identifier = run.request.identifier
+            self.kind = run.request.kind
+            self.startedAt = run.startedAt
+        }
+    }
+
     /// A number unique within one system, increasing from 1: the report's incident number.
     public var incident: Int
     /// The app that was ended.
@@ -51,6 +71,8 @@ public struct TerminationReport: Sendable, Hashable, Codable {
     public var leakedAssertions: [LeakedAssertion]
     /// The name of the policy in force.
     public var policyName: String
+    /// Every background task handed over and not completed, oldest first.
+    public var uncompletedTasks: [UncompletedTask]
 
     /// The exception code, for watchdog terminations.
     public var code: ExceptionCode? { reason.code }
@@ -71,8 +93,10 @@ public struct TerminationReport: Sendable, Hashable, Codable {
         stateBefore: AppLifecycleState,
         permittedBackgroundDuration: Duration,
         leakedAssertions: [LeakedAssertion],
-        policyName: String
+        policyName: String,
+        uncompletedTasks: [UncompletedTask] = []
     ) {
+        self.uncompletedTasks = uncompletedTasks
         self.incident = incident
         self.app = app
         self.reason = reason

@@ -5,6 +5,8 @@ import Logging
 extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
     func perform(_ effects: [Effect], at now: Instant) {
+        // Durable changes first, in one transaction, before anything is answered or run.
+        persist(effects.compactMap { if case .persist(let change) = $0 { change } else { nil } })
         for effect in effects {
             configuration.effectObserver?(now, effect)
             perform(effect)
@@ -50,6 +52,18 @@ extension EmbeddedSystem {
             cancelWakeup()
         case .log(let record):
             configuration.logger.log(level: record.level.swiftLogLevel, "\(record.message)")
+        case .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted, .taskRequestRejected:
+            break  // answered synchronously by the BGTaskScheduler call that caused them
+        case .fault(_, let message):
+            BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
+        case .runTasks(_, let runs):
+            deliverTaskRuns(runs)
+        case .expireTask(_, let id):
+            expireTaskRun(id)
+        case .taskFinished(_, let id, let outcome):
+            configuration.logger.info("\(app): \(id) finished: \(outcome.rawValue)")
+        case .persist:
+            break  // written first, in one transaction, by perform(_:at:)
         }
     }
 

@@ -65,6 +65,12 @@ public final class EmbeddedSystem: SystemConnection {
         /// Called with every effect the core returns, stamped with its instant, before it is
         /// carried out: for timelines, demos and tests. Called outside the system's lock.
         public var effectObserver: (@Sendable (Instant, Effect) -> Void)?
+        /// The app's manifest (`Info.plist` keys); without one no task identifier is permitted.
+        public var manifest: AppManifest?
+        /// Where pending requests and usage persist; `nil` keeps them in memory only.
+        public var store: (any PersistentStore)?
+        /// The device's conditions: by default a server's (external power, network, no user).
+        public var device: DeviceConditions
 
         /// Creates a configuration.
         ///
@@ -82,9 +88,15 @@ public final class EmbeddedSystem: SystemConnection {
             reportsDirectory: URL? = EmbeddedSystem.defaultReportsDirectory,
             printsReportsToStandardError: Bool = true,
             logger: Logger = Logger(label: "background-execution"),
-            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil
+            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil,
+            manifest: AppManifest? = nil,
+            store: (any PersistentStore)? = nil,
+            device: DeviceConditions = EmbeddedSystem.serverDevice
         ) {
             self.effectObserver = effectObserver
+            self.manifest = manifest
+            self.store = store
+            self.device = device
             self.app = app
             self.policy = policy
             self.clock = clock
@@ -94,6 +106,12 @@ public final class EmbeddedSystem: SystemConnection {
             self.logger = logger
         }
     }
+
+    /// A server's device: on external power, network up, nobody using it, unlocked. (Probing the
+    /// real machine is the daemon's job; set ``Configuration/device`` to model another.)
+    public static let serverDevice = DeviceConditions(
+        powerSource: .externalPower, batteryLevel: 1, lowPowerMode: false, network: .wifi, isIdle: true,
+        unlockedSinceBoot: true)
 
     /// The exit status after a watchdog termination: 70, `EX_SOFTWARE` in `sysexits.h`.
     public static let watchdogExitStatus: Int32 = 70
@@ -124,6 +142,8 @@ public final class EmbeddedSystem: SystemConnection {
         var timerToken: ManualClock.Token?
         var signalSources: [SignalSource] = []
         weak var application: UIApplication?
+        var taskHandlers: [String: RegisteredTaskHandler] = [:]
+        var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
     }
 
     /// The configuration the system was created with.
@@ -136,12 +156,36 @@ public final class EmbeddedSystem: SystemConnection {
 
     var observed: Bool { configuration.effectObserver != nil }
 
-    /// Creates a system and launches its app into the foreground (active).
+    /// Creates a system, restores the app's saved state, and launches the app into the foreground.
+    ///
+    /// The app is active at once; it finishes launching at the first turn of the main actor
+    /// (on a ``ManualClock``: the first `advance` or `runPending`), so launch handlers must be
+    /// registered before then, as in `application(_:didFinishLaunchingWithOptions:)`.
+    ///
+    /// A store that cannot be read is a fault (through ``BackgroundFault/hook``): the system
+    /// never starts over a store it could not read.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.state = Mutex(State(core: BackgroundSystem(policy: configuration.policy)))
+        let core = BackgroundSystem(policy: configuration.policy, device: configuration.device)
+        self.state = Mutex(State(core: core))
+        if let manifest = configuration.manifest { deliver(.install(manifest)) }
+        restoreFromStore()
         deliver(.launch(configuration.app, .foreground))
         deliver(.activate(configuration.app))
+        let app = configuration.app
+        onMainActor { [weak self] in self?.deliver(.finishLaunching(app)) }
+    }
+
+    private func restoreFromStore() {
+        guard let store = configuration.store else { return }
+        do {
+            for saved in try store.load(clock: wallClock) where saved.app == app {
+                deliver(.restore(saved))
+            }
+        } catch {
+            BackgroundFault.raise(
+                BackgroundFault(api: "EmbeddedSystem", message: "the background store could not be read: \(error)"))
+        }
     }
 
     /// The current instant on the system's clock.
@@ -246,6 +290,21 @@ public final class EmbeddedSystem: SystemConnection {
         deliver(.setBackgroundRefresh(setting))
     }
 
+    /// Handles an event and lets `inspect` see each effect while the state is locked (to read
+    /// a synchronous answer); returns the effects to carry out and the instant.
+    func handle(
+        _ event: Event,
+        inspect: (inout State, Effect) -> Void
+    ) -> (list: [Effect], at: Instant) {
+        let now = self.now
+        let effects = state.withLock { state -> [Effect] in
+            state.handleInfallible(event, at: now)
+            for effect in state.buffer { inspect(&state, effect) }
+            return state.takeEffects(observed: observed)
+        }
+        return (effects, now)
+    }
+
     /// Delivers an event that is allowed in every state, or logs why it was not.
     func deliver(_ event: Event) {
         do {
@@ -282,7 +341,9 @@ extension EmbeddedSystem.State {
         var actionable: [Effect] = []
         for effect in buffer {
             switch effect {
-            case .assertionGranted, .assertionDenied: if observed { actionable.append(effect) }
+            case .assertionGranted, .assertionDenied, .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted,
+                .taskRequestRejected:
+                if observed { actionable.append(effect) }
             default: actionable.append(effect)
             }
         }

@@ -1,4 +1,6 @@
 public import BackgroundCore
+public import Dispatch
+public import Foundation
 
 /// The link between an app's `UIApplication` and the background execution system that governs it.
 ///
@@ -33,4 +35,57 @@ public protocol SystemConnection: AnyObject, Sendable {
 
     /// Tells the system which application object receives lifecycle callbacks and notifications.
     func attach(_ application: UIApplication)
+
+    // MARK: Scheduling (BGTaskScheduler, background fetch)
+
+    /// Registers a launch handler; `false` if the identifier is not permitted.
+    func registerTaskHandler(
+        identifier: String,
+        queue: DispatchQueue?,
+        launchHandler: @escaping (BGTask) -> Void
+    ) -> Bool
+
+    /// Submits a request.
+    ///
+    /// - Throws: ``BGTaskScheduler/Error`` with Apple's code when the system refuses it.
+    func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error)
+
+    /// Cancels a pending request.
+    func cancelTaskRequest(identifier: String)
+
+    /// Cancels every pending request.
+    func cancelAllTaskRequests()
+
+    /// The pending requests, oldest first.
+    func pendingTaskRequests() -> [TaskRequest]
+
+    /// Why a pending request has not run; `nil` if none is pending with that identifier.
+    func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility?
+
+    /// Runs a pending request now (the debugger's hook).
+    func simulateLaunch(forTaskWithIdentifier identifier: String)
+
+    /// Expires a running task now (the debugger's hook).
+    func simulateExpiration(forTaskWithIdentifier identifier: String)
+
+    /// Reports a task complete.
+    func completeTask(_ run: TaskRunID, success: Bool)
+
+    /// Reports a continued-processing task's progress (0 to 1).
+    func reportProgress(_ run: TaskRunID, fraction: Double)
+
+    /// Sets the legacy fetch interval; `nil` is never.
+    func setMinimumBackgroundFetchInterval(_ interval: Duration?)
+
+    /// Whether the device supports background GPU use.
+    var supportsBackgroundGPU: Bool { get }
+
+    /// The instant on the system's timeline of a wall-clock date, measured from now.
+    func instant(for date: Date) -> Instant
+
+    /// The wall-clock date of an instant on the system's timeline, measured from now.
+    func date(for instant: Instant) -> Date
+
+    /// Logs a message for the app.
+    func log(_ level: LogRecord.Level, _ message: String)
 }

@@ -26,6 +26,12 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     func applicationWillEnterForeground(_ application: UIApplication)
     /// The app is about to end.
     func applicationWillTerminate(_ application: UIApplication)
+    /// Legacy background fetch (S17): download new content and call `completionHandler`
+    /// within 30 s, or the app is ended.
+    func application(
+        _ application: UIApplication,
+        performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    )
 }
 
 extension UIApplicationDelegate {
@@ -38,6 +44,12 @@ extension UIApplicationDelegate {
     public func applicationDidEnterBackground(_ application: UIApplication) {}
     public func applicationWillEnterForeground(_ application: UIApplication) {}
     public func applicationWillTerminate(_ application: UIApplication) {}
+    public func application(
+        _ application: UIApplication,
+        performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        completionHandler(.noData)
+    }
 }
 
 /// UIKit's base class for objects that handle events, here only so that

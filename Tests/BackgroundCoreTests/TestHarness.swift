@@ -46,9 +46,19 @@ struct Driver {
     }
 
     /// Sends one event at `instant` and returns its effects.
+    /// Durable writes the system asked for, set aside so effect lists read as behaviour
+    /// (persistence has its own tests).
+    private(set) var persisted: [StoreChange] = []
+
+    /// Sends one event at `instant` and returns its effects, `.persist` ones set aside.
     @discardableResult
     mutating func send(_ event: Event, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
-        let effects = try system.handle(event, at: instant)
+        var effects = try system.handle(event, at: instant)
+        effects.removeAll { effect in
+            guard case .persist(let change) = effect else { return false }
+            persisted.append(change)
+            return true
+        }
         timeline += effects.map { TimedEffect(at: system.now, effect: $0) }
         return effects
     }
@@ -165,21 +175,7 @@ extension Array where Element == Effect {
 extension Effect {
     /// The case's name, to see which kinds of effects a run produced.
     var kind: String {
-        switch self {
-        case .assertionGranted: "assertionGranted"
-        case .assertionDenied: "assertionDenied"
-        case .runExpirationHandler: "runExpirationHandler"
-        case .deliverDidEnterBackground: "deliverDidEnterBackground"
-        case .deliverBackgroundWake: "deliverBackgroundWake"
-        case .stateChanged: "stateChanged"
-        case .suspend: "suspend"
-        case .exit: "exit"
-        case .terminate: "terminate"
-        case .backgroundRefreshStatusChanged: "backgroundRefreshStatusChanged"
-        case .scheduleWakeup: "scheduleWakeup"
-        case .cancelWakeup: "cancelWakeup"
-        case .log: "log"
-        }
+        String(String(describing: self).prefix { $0 != "(" })
     }
 }
 

@@ -99,7 +99,8 @@ struct WatchdogTests {
             leakedAssertions: leaks.map(TerminationReport.LeakedAssertion.init),
             policyName: "iOS"
         )
-        let summary = "terminated with 0x8badf00d: has active assertions beyond permitted time; 2 assertion(s) held"
+        let summary =
+            "terminated with 0x8badf00d: has active assertions beyond permitted time; 2 assertion(s) held, 0 task(s) not completed"
         #expect(
             try d.tick(at: .t(40)) == [
                 .stateChanged(notes, from: .background, to: killed), .log(LogRecord(.error, app: notes, summary)),

@@ -1,0 +1,70 @@
+extension BackgroundSystem {
+    /// Why a pending request has not run, and the earliest it could.
+    ///
+    /// ```swift
+    /// if let why = system.eligibility(of: app, identifier: "com.example.cleanup", at: now) {
+    ///     print(why.unmet, why.earliestRun)
+    /// }
+    /// ```
+    ///
+    /// - Returns: `nil` if the app has no pending request with that identifier.
+    public func eligibility(of app: AppID, identifier: String, at now: Instant) -> Eligibility? {
+        guard let index = appIndex[app], let pending = apps[index].pending[identifier] else { return nil }
+        let request = pending.request
+        var unmet = deviceConditions(for: request)
+        if let earliest = request.earliestBegin, earliest > now { unmet.append(.notBefore(earliest)) }
+        unmet += appConditions(for: request, of: index, at: max(now, self.now))
+        return Eligibility(app: app, request: request, at: now, unmet: unmet)
+    }
+
+    /// The device conditions the request needs and the device does not meet.
+    func deviceConditions(for request: TaskRequest) -> [UnmetCondition] {
+        let blocked = DeviceGates(for: request, policy: policy.scheduling).intersection(unmetGates)
+        var unmet: [UnmetCondition] = []
+        if blocked.contains(.unlocked) { unmet.append(.notUnlockedSinceBoot) }
+        if blocked.contains(.externalPower) { unmet.append(.requiresExternalPower) }
+        if blocked.contains(.network) { unmet.append(.requiresNetwork) }
+        if blocked.contains(.idle) { unmet.append(.deviceInUse) }
+        if blocked.contains(.batteryNotCritical) { unmet.append(.batteryCriticallyLow(level: deviceConditions.batteryLevel)) }
+        if blocked.contains(.notLowPower) { unmet.append(.lowPowerMode) }
+        if blocked.contains(.refreshAllowed), !blocked.contains(.notLowPower) {
+            unmet.append(.backgroundAppRefreshOff(device.restricted ? .restricted : .denied))
+        }
+        return unmet
+    }
+
+    /// The conditions that belong to the app rather than the device, per the kind's factors.
+    func appConditions(for request: TaskRequest, of index: Int, at now: Instant) -> [UnmetCondition] {
+        let record = apps[index]
+        let scheduling = policy.scheduling
+        let factors = scheduling.factors(for: request.kind)
+        var unmet: [UnmetCondition] = []
+        if factors.contains(.appSwitcher) && record.forceQuit { unmet.append(.forceQuit) }
+        if factors.contains(.backgroundAppRefresh) && !record.refreshSwitch { unmet.append(.backgroundAppRefreshOff(.denied)) }
+        if factors.contains(.appUsage) { unmet += usageConditions(for: request, record.usage, at: now) }
+        if factors.contains(.systemBudget), let runtime = scheduling.runtime(of: request.kind) {
+            let again = record.runtimeBudget.availableAgain(runtime, after: now, capacity: scheduling.dailyBackgroundBudget)
+            if again > now { unmet.append(.budgetExhausted(until: again)) }
+        }
+        if factors.contains(.rateLimiting), record.running.isEmpty, let last = record.lastBackgroundRunAt {
+            let next = last + scheduling.minimumBackgroundLaunchInterval
+            if next > now { unmet.append(.rateLimited(until: next)) }
+        }
+        if request.kind == .continuedProcessing && continuedRunning >= scheduling.maximumConcurrentContinuedTasks {
+            unmet.append(.concurrencyLimit)
+        }
+        if !busyApps.contains(index) && busyApps.count >= scheduling.maximumAppsRunningTasks {
+            unmet.append(.systemBusy)
+        }
+        return unmet
+    }
+
+    private func usageConditions(for request: TaskRequest, _ usage: UsageHistory, at now: Instant) -> [UnmetCondition] {
+        let scheduling = policy.scheduling
+        if request.kind == .processing {
+            return usage.wasUsed(within: scheduling.processingUsageHorizon, before: now) ? [] : [.appNotUsedRecently]
+        }
+        guard let window = usage.refreshWindow(at: now, policy: scheduling) else { return [.appNotUsedRecently] }
+        return window > now ? [.awaitingPredictedUse(window)] : []
+    }
+}

@@ -1,0 +1,22 @@
+extension BackgroundSystem {
+    /// Restores an app's durable state from the store, without writing it back.
+    mutating func restore(_ saved: PersistedApp, at now: Instant, into effects: inout [Effect]) {
+        let index = recordIndex(for: saved.app, at: now)
+        if let manifest = saved.manifest { apps[index].manifest = manifest }
+        apps[index].usage = UsageHistory(launches: saved.launches)
+        if let state = saved.state {
+            apps[index].forceQuit = state.forceQuit
+            apps[index].refreshSwitch = state.refreshSwitch
+            apps[index].runtimeBudget = state.runtimeBudget
+            apps[index].lastBackgroundRunAt = state.lastBackgroundRunAt
+            apps[index].fetchInterval = state.fetchInterval
+            apps[index].lastFetchAt = state.lastFetchAt
+        }
+        for request in saved.pendingRequests where request.kind != .fetch {
+            enqueue(index, request, into: &effects)
+        }
+        scheduleNextFetch(index, at: now, into: &effects)
+        let message = "restored \(saved.pendingRequests.count) pending request(s) and \(saved.launches.count) launch(es)"
+        effects.append(.log(LogRecord(.info, app: saved.app, message)))
+    }
+}

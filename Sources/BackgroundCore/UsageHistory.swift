@@ -1,0 +1,109 @@
+/// When the user opened an app: the input of the usage predictor.
+///
+/// **Ours**, a deliberately simple predictor standing in for Apple's on-device engine (S16
+/// factor 3): a user who opened the app at some time of day is predicted to open it at the same
+/// time on the following days. A refresh may run in the hour before such a predicted use.
+/// While fewer than `predictionMinimumLaunches` launches are known, any time counts, provided
+/// the app was used within the processing horizon.
+public struct UsageHistory: Sendable, Hashable, Codable {
+    /// Foreground launches, oldest first, at most `usageHistoryLimit`.
+    public private(set) var launches: [Instant] = []
+
+    /// Creates an empty history.
+    public init() {}
+
+    /// Creates a history from stored launches (oldest first).
+    public init(launches: [Instant]) {
+        self.launches = launches.sorted()
+    }
+
+    /// Records a foreground launch, dropping the oldest beyond `limit`.
+    public mutating func recordLaunch(at instant: Instant, limit: Int) {
+        launches.append(instant)
+        if launches.count > limit { launches.removeFirst(launches.count - limit) }
+    }
+
+    /// The latest launch, if any.
+    public var lastLaunch: Instant? { launches.last }
+
+    /// Whether the app was opened within `horizon` before `now`.
+    public func wasUsed(within horizon: Duration, before now: Instant) -> Bool {
+        guard let last = lastLaunch else { return false }
+        return now - last <= horizon
+    }
+
+    /// The launches within `horizon` before `now`.
+    func recentLaunches(within horizon: Duration, before now: Instant) -> ArraySlice<Instant> {
+        let start = now - horizon
+        let first = launches.firstIndex { $0 >= start } ?? launches.endIndex
+        return launches[first...]
+    }
+
+    /// The start of the refresh window the app is in at `now`, or the next one.
+    ///
+    /// - Returns: `now` when a refresh may run now, a later instant when it must wait for the
+    ///   next window, or `nil` when the app has no recent use at all.
+    func refreshWindow(at now: Instant, policy: SchedulingPolicy) -> Instant? {
+        let recent = recentLaunches(within: policy.usageHistoryHorizon, before: now)
+        if recent.count < policy.predictionMinimumLaunches {
+            return wasUsed(within: policy.processingUsageHorizon, before: now) ? now : nil
+        }
+        let day = Duration.seconds(86_400)
+        var best: Instant?
+        for launch in recent {
+            // The first predicted use (same time of day, a later day) whose window has not closed.
+            let daysAhead = max(1, Int(((now - launch) / day).rounded(.down)))
+            for offset in daysAhead...(daysAhead + 1) {
+                let predicted = launch + day * offset
+                guard predicted >= now else { continue }
+                let windowStart = max(now, predicted - policy.refreshWindowBeforePredictedUse)
+                if best == nil || windowStart < best! { best = windowStart }
+                break
+            }
+        }
+        return best
+    }
+}
+
+/// An app's background budget: a token bucket of run time, refilled evenly through the day.
+///
+/// **Ours**: Apple describes energy and data budgets "distributed throughout the day" (S16
+/// factor 6) without numbers; run time stands in for both.
+public struct RuntimeBudget: Sendable, Hashable, Codable {
+    /// Run time available at ``updatedAt``.
+    public private(set) var available: Duration
+    /// When ``available`` was computed.
+    public private(set) var updatedAt: Instant
+
+    /// Creates a full budget.
+    public init(capacity: Duration, at now: Instant) {
+        self.available = capacity
+        self.updatedAt = now
+    }
+
+    /// Creates a budget from stored values.
+    public init(available: Duration, updatedAt: Instant) {
+        self.available = available
+        self.updatedAt = updatedAt
+    }
+
+    /// The run time available at `now`.
+    public func available(at now: Instant, capacity: Duration) -> Duration {
+        let refill = capacity * ((now - updatedAt) / .seconds(86_400))
+        return min(capacity, available + max(.zero, refill))
+    }
+
+    /// Spends `cost` at `now` (the budget may go negative for a run that overran it).
+    public mutating func spend(_ cost: Duration, at now: Instant, capacity: Duration) {
+        available = available(at: now, capacity: capacity) - cost
+        updatedAt = now
+    }
+
+    /// When at least `needed` will be available, given no further spending.
+    public func availableAgain(_ needed: Duration, after now: Instant, capacity: Duration) -> Instant {
+        let current = available(at: now, capacity: capacity)
+        guard current < needed else { return now }
+        let missing = needed - current
+        return now + .seconds(86_400) * (missing / capacity)
+    }
+}

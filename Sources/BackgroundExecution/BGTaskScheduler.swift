@@ -1,0 +1,153 @@
+public import Dispatch
+import Foundation
+import Synchronization
+
+/// Schedules background tasks; Apple's `BGTaskScheduler`.
+///
+/// Register a launch handler for every permitted identifier before the app finishes launching,
+/// then submit requests; the system launches (or resumes) the app when conditions allow and
+/// calls the handler with the task.
+///
+/// ```swift
+/// BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.refresh", using: nil) { task in
+///     handleRefresh(task as! BGAppRefreshTask)
+/// }
+/// try BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: "com.example.refresh"))
+/// ```
+///
+/// Linux behaviour: `shared` talks to the system behind `UIApplication.shared`; misuse that
+/// crashes on iOS (late or double registration, submitting without a handler) goes through
+/// ``BackgroundFault/hook`` with Apple's message.
+public final class BGTaskScheduler: Sendable {
+    /// The system this scheduler talks to.
+    public let connection: any SystemConnection
+
+    /// Creates a scheduler for a given system (for tests and injected code).
+    public init(connection: any SystemConnection) {
+        self.connection = connection
+    }
+
+    private static let cached = Mutex<BGTaskScheduler?>(nil)
+
+    /// The app's scheduler, connected to the system behind `UIApplication.shared`.
+    public static var shared: BGTaskScheduler {
+        let connection = UIApplication.shared.connection
+        return cached.withLock { cached in
+            if let scheduler = cached, scheduler.connection === connection { return scheduler }
+            let scheduler = BGTaskScheduler(connection: connection)
+            cached = scheduler
+            return scheduler
+        }
+    }
+
+    /// The resources background tasks may use on this device (iOS 26).
+    public static var supportedResources: BGContinuedProcessingTaskRequest.Resources {
+        shared.connection.supportsBackgroundGPU ? .gpu : []
+    }
+
+    /// Registers the launch handler for an identifier.
+    ///
+    /// - Parameters:
+    ///   - identifier: One of `BGTaskSchedulerPermittedIdentifiers`.
+    ///   - queue: Where the launch and expiration handlers run; `nil` means a background queue
+    ///     (each call may then be on a different thread).
+    ///   - launchHandler: Called with the task; downcast it to its concrete class.
+    /// - Returns: `false` if the identifier is not permitted (R2.2). Registering after launch
+    ///   finished, or twice, is a fault with Apple's message.
+    @discardableResult
+    public func register(
+        forTaskWithIdentifier identifier: String,
+        using queue: DispatchQueue?,
+        launchHandler: @escaping (BGTask) -> Void
+    ) -> Bool {
+        connection.registerTaskHandler(identifier: identifier, queue: queue, launchHandler: launchHandler)
+    }
+
+    /// Submits a request; a pending request with the same identifier is replaced (R2.5).
+    ///
+    /// - Throws: ``Error`` with Apple's code: `notPermitted`, `unavailable`,
+    ///   `tooManyPendingTaskRequests` or `immediateRunIneligible`.
+    public func submit(_ taskRequest: BGTaskRequest) throws {
+        try connection.submitTaskRequest(request(from: taskRequest))
+    }
+
+    /// Cancels the pending request with this identifier, if any.
+    public func cancel(taskRequestWithIdentifier identifier: String) {
+        connection.cancelTaskRequest(identifier: identifier)
+    }
+
+    /// Cancels every pending request of the app.
+    public func cancelAllTaskRequests() {
+        connection.cancelAllTaskRequests()
+    }
+
+    /// Calls `completionHandler`, on a background queue, with copies of the pending requests.
+    public func getPendingTaskRequests(completionHandler: @escaping @Sendable ([BGTaskRequest]) -> Void) {
+        let requests = UncheckedSendable(pendingRequestCopies())
+        DispatchQueue.global().async { completionHandler(requests.value) }
+    }
+
+    /// Copies of the pending requests (submitted, not yet run).
+    public func pendingTaskRequests() async -> [BGTaskRequest] {
+        pendingRequestCopies()
+    }
+
+    /// Why a pending request has not run, and the earliest it could: no Apple API has this.
+    ///
+    /// - Returns: `nil` if nothing is pending with that identifier.
+    public func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility? {
+        connection.eligibility(forTaskWithIdentifier: identifier)
+    }
+
+    /// The debugger's `_simulateLaunchForTaskWithIdentifier:` (S13): runs a pending request now.
+    public func _simulateLaunchForTaskWithIdentifier(_ identifier: String) {
+        connection.simulateLaunch(forTaskWithIdentifier: identifier)
+    }
+
+    /// The debugger's `_simulateExpirationForTaskWithIdentifier:` (S13): expires a running task now.
+    public func _simulateExpirationForTaskWithIdentifier(_ identifier: String) {
+        connection.simulateExpiration(forTaskWithIdentifier: identifier)
+    }
+
+    private func request(from taskRequest: BGTaskRequest) -> TaskRequest {
+        var request = TaskRequest(
+            identifier: taskRequest.identifier,
+            kind: taskRequest.kind,
+            earliestBegin: taskRequest.earliestBeginDate.map(connection.instant(for:))
+        )
+        if let processing = taskRequest as? BGProcessingTaskRequest {
+            request.requiresNetworkConnectivity = processing.requiresNetworkConnectivity
+            request.requiresExternalPower = processing.requiresExternalPower
+        }
+        if let continued = taskRequest as? BGContinuedProcessingTaskRequest {
+            request.title = continued.title
+            request.subtitle = continued.subtitle
+            request.strategy = continued.strategy == .fail ? .fail : .queue
+            request.requiresGPU = continued.requiredResources.contains(.gpu)
+        }
+        return request
+    }
+
+    private func pendingRequestCopies() -> [BGTaskRequest] {
+        connection.pendingTaskRequests().map { request in
+            let copy: BGTaskRequest
+            switch request.kind {
+            case .appRefresh, .fetch:
+                copy = BGAppRefreshTaskRequest(identifier: request.identifier)
+            case .processing:
+                let processing = BGProcessingTaskRequest(identifier: request.identifier)
+                processing.requiresNetworkConnectivity = request.requiresNetworkConnectivity
+                processing.requiresExternalPower = request.requiresExternalPower
+                copy = processing
+            case .continuedProcessing:
+                let continued = BGContinuedProcessingTaskRequest(
+                    identifier: request.identifier, title: request.title, subtitle: request.subtitle)
+                continued.strategy = request.strategy == .fail ? .fail : .queue
+                continued.requiredResources = request.requiresGPU ? .gpu : []
+                copy = continued
+            }
+            copy.earliestBeginDate = request.earliestBegin.map(connection.date(for:))
+            return copy
+        }
+    }
+}
