@@ -23,9 +23,12 @@ extension BackgroundSystem {
         persistAppState(index, into: &effects)
     }
 
-    /// Queues the next fetch: no sooner than the interval after the last one.
+    /// Queues the next fetch: no sooner than the interval after the last one (or after now),
+    /// and never more often than the system's minimum, `minimumBackgroundLaunchInterval`
+    /// (`backgroundFetchIntervalMinimum` asks for exactly that).
     mutating func scheduleNextFetch(_ index: Int, at now: Instant, into effects: inout [Effect]) {
-        guard let interval = apps[index].fetchInterval else { return }
+        guard let requested = apps[index].fetchInterval else { return }
+        let interval = max(requested, policy.scheduling.minimumBackgroundLaunchInterval)
         let earliest = (apps[index].lastFetchAt ?? now) + interval
         let request = TaskRequest(
             identifier: Self.fetchIdentifier, kind: .fetch, earliestBegin: max(now, earliest), submittedAt: now)

@@ -15,7 +15,8 @@ extension BackgroundSystem {
             found += record.ledger.violations().map { "\(record.id): \($0)" }
             found += violations(of: record).map { "\(record.id): \($0)" }
         }
-        if nextDeadline != earliestDeadline()?.at { found.append("cached next deadline is stale") }
+        if appDeadline != earliestDeadline()?.at { found.append("cached next app deadline is stale") }
+        if let next = nextDeadline, let app = appDeadline, next > app { found.append("next deadline is after an app deadline") }
         return found
     }
 

@@ -62,8 +62,6 @@ extension BackgroundSystem {
         let previous = apps[index].state
         apps[index].state = target
         effects.append(.stateChanged(app, from: previous, to: target))
-        // An app becomes active only after application(_:didFinishLaunchingWithOptions:) returned.
-        if target == .active { markLaunchFinished(index, at: now, into: &effects) }
     }
 
     /// The user opened the app: usage for the predictor, and the force-quit flag clears (S10).

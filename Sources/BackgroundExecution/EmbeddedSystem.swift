@@ -284,6 +284,21 @@ public final class EmbeddedSystem: SystemConnection {
         if lifecycleState == .inactive { deliver(.activate(app)) }
     }
 
+    /// Changes the device's conditions (power, battery, network, use, unlock, Low Power Mode).
+    public func setDevice(_ conditions: DeviceConditions) {
+        deliver(.setDevice(conditions))
+    }
+
+    /// The device's conditions as the system sees them.
+    public var device: DeviceConditions {
+        state.withLock { $0.core.currentDevice }
+    }
+
+    /// Tasks handed to the app and not completed yet.
+    public var runningTasks: [TaskRun] {
+        state.withLock { $0.core.runningTasks(of: app) }
+    }
+
     /// Changes a Background App Refresh setting (the system switch, the app's switch, Low Power
     /// Mode or a restriction).
     public func setBackgroundRefresh(_ setting: BackgroundRefreshSetting) {
