@@ -42,9 +42,11 @@ extension BackgroundSystem {
     /// The earliest deadline of all apps, and whose it is.
     func earliestDeadline() -> (at: Instant, kind: DeadlineKind, index: Int)? {
         var best: (at: Instant, kind: DeadlineKind, index: Int)?
-        for index in apps.indices {
+        // Only apps in the background or running tasks can have deadlines; ties go to the
+        // lower index, so the order does not depend on the sets' iteration order.
+        for index in backgroundApps.union(busyApps) {
             guard let found = deadline(of: apps[index]) else { continue }
-            if best == nil || found.at < best!.at { best = (found.at, found.kind, index) }
+            if best == nil || (found.at, index) < (best!.at, best!.index) { best = (found.at, found.kind, index) }
         }
         return best
     }

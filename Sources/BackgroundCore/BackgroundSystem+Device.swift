@@ -4,14 +4,15 @@ extension BackgroundSystem {
 
     mutating func setDevice(_ conditions: DeviceConditions, at now: Instant, into effects: inout [Effect]) {
         let wasIdle = deviceConditions.isIdle
-        let refreshBefore = apps.map { backgroundRefreshStatus(of: $0.id) }
+        let lowPowerChanged = conditions.lowPowerMode != deviceConditions.lowPowerMode
+        let refreshBefore = lowPowerChanged ? apps.map { backgroundRefreshStatus(of: $0.id) } : []
         deviceConditions = conditions
         if wasIdle && !conditions.isIdle {
             // "The system terminates any background processing tasks running when the user starts
             // using the device. Background refresh tasks aren't affected." (S13)
             expireProcessingForDeviceUse(at: now, into: &effects)
         }
-        notifyRefreshStatusChanges(from: refreshBefore, into: &effects)
+        if lowPowerChanged { notifyRefreshStatusChanges(from: refreshBefore, into: &effects) }
     }
 
     /// Posts refresh-status changes to apps whose status moved.

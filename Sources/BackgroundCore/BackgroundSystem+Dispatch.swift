@@ -52,6 +52,12 @@ extension BackgroundSystem {
     /// Looks at an app's released requests: hands over those it may run now, returns to the
     /// queue those the device blocks again, and parks the app on whatever else holds them.
     mutating func examine(_ index: Int, at now: Instant, into effects: inout [Effect]) {
+        if apps[index].state.isRunning && !apps[index].launchFinished {
+            // Its process is still launching: requests stay pending until it finishes (and has
+            // registered its handlers), then go out together.
+            apps[index].parkedUntilEvent = true
+            return
+        }
         let gatesUnmet = unmetGates
         var deliverable: [TaskRequest] = []
         var retryAt: Instant?
@@ -63,11 +69,12 @@ extension BackgroundSystem {
                 continue
             }
             let unmet = appConditions(for: request, of: index, at: now)
+            let untimed = unmet.filter { $0.clearsAt == nil }
             if unmet.isEmpty {
                 deliverable.append(request)
-            } else if unmet.allSatisfy({ $0 == .systemBusy || $0 == .concurrencyLimit }) {
-                waitsOnSlot = true
-            } else if unmet.allSatisfy({ $0.clearsAt != nil }) {
+            } else if !untimed.isEmpty, untimed.allSatisfy({ $0 == .systemBusy || $0 == .concurrencyLimit }) {
+                waitsOnSlot = true  // looked at again when a slot frees; timed conditions are checked then
+            } else if untimed.isEmpty {
                 let at = unmet.compactMap(\.clearsAt).reduce(now, max)
                 retryAt = retryAt.map { min($0, at) } ?? at
             } else {
@@ -111,15 +118,11 @@ extension BackgroundSystem {
         case .notRunning, .terminated:
             launchForTasks(index, requests, at: now, into: &effects)
         case .suspended:
-            apps[index].state = .background
+            setState(index, .background)
             effects.append(.stateChanged(apps[index].id, from: .suspended, to: .background))
             startRuns(index, requests, at: now, into: &effects)
         case .active, .inactive, .background:
-            if apps[index].launchFinished {
-                startRuns(index, requests, at: now, into: &effects)
-            } else {
-                apps[index].awaitingLaunch += requests
-            }
+            startRuns(index, requests, at: now, into: &effects)  // examine() waited for the launch to finish
         }
         refreshBusy(index)
     }
@@ -132,7 +135,7 @@ extension BackgroundSystem {
     ) {
         let previous = apps[index].state
         resetProcess(index)
-        apps[index].state = .background
+        setState(index, .background)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
         apps[index].awaitingLaunch = requests

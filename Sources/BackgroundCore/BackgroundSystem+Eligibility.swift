@@ -46,7 +46,9 @@ extension BackgroundSystem {
             let again = record.runtimeBudget.availableAgain(runtime, after: now, capacity: scheduling.dailyBackgroundBudget)
             if again > now { unmet.append(.budgetExhausted(until: again)) }
         }
-        if factors.contains(.rateLimiting), record.running.isEmpty, let last = record.lastBackgroundRunAt {
+        // Tasks join a batch already running (R2.16): rate limiting spaces launches, not tasks.
+        let batching = !record.running.isEmpty || !record.awaitingLaunch.isEmpty
+        if factors.contains(.rateLimiting), !batching, let last = record.lastBackgroundRunAt {
             let next = last + scheduling.minimumBackgroundLaunchInterval
             if next > now { unmet.append(.rateLimited(until: next)) }
         }

@@ -15,6 +15,10 @@ extension BackgroundSystem {
             found += record.ledger.violations().map { "\(record.id): \($0)" }
             found += violations(of: record).map { "\(record.id): \($0)" }
         }
+        let background = Set(apps.indices.filter { apps[$0].state == .background })
+        if backgroundApps != background { found.append("the set of apps in the background is stale") }
+        let busy = Set(apps.indices.filter { !apps[$0].running.isEmpty || !apps[$0].awaitingLaunch.isEmpty })
+        if busyApps != busy { found.append("the set of apps running tasks is stale") }
         if appDeadline != earliestDeadline()?.at { found.append("cached next app deadline is stale") }
         if let next = nextDeadline, let app = appDeadline, next > app { found.append("next deadline is after an app deadline") }
         return found
@@ -30,12 +34,23 @@ extension BackgroundSystem {
             if record.callbacks != nil { found.append("\(state) app awaits its background callbacks") }
         }
         if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
+        if !state.isRunning && !record.running.isEmpty { found.append("\(state) app has \(record.running.count) task(s) running") }
+        if !record.awaitingLaunch.isEmpty && record.callbacks?.kind != .backgroundWake {
+            found.append("tasks wait for a launch that is not under way")
+        }
+        for pending in record.pending.values where pending.request.kind != .fetch {
+            if record.manifest?.permits(taskIdentifier: pending.request.identifier) != true {
+                found.append("pending request \(pending.request.identifier) is not permitted by the manifest")
+            }
+        }
         if state != .background && record.callbacks != nil { found.append("\(state) app awaits background callbacks") }
         if state == .background {
             if !record.ledger.isEmpty && !record.budget.isTicking && record.expiration == nil {
                 found.append("background app holds assertions but its budget is not ticking")
             }
-            if record.ledger.isEmpty && record.callbacks == nil && record.expiration == nil {
+            if record.ledger.isEmpty && record.callbacks == nil && record.expiration == nil && record.running.isEmpty
+                && record.awaitingLaunch.isEmpty
+            {
                 found.append("background app needs no time but was neither suspended nor ended")
             }
         }

@@ -43,11 +43,11 @@ extension BackgroundSystem {
         apps[index].budget.refill(policy.backgroundTimeBudget)
         switch kind {
         case .foreground:
-            apps[index].state = .inactive
+            setState(index, .inactive)
             effects.append(.stateChanged(app, from: previous, to: .inactive))
             recordUserLaunch(index, at: now, into: &effects)
         case .background:
-            apps[index].state = .background
+            setState(index, .background)
             apps[index].callbacks = PendingCallbacks(
                 kind: .backgroundWake,
                 deadline: now + policy.backgroundWakeTimeLimit
@@ -60,7 +60,7 @@ extension BackgroundSystem {
     mutating func transition(_ app: AppID, to target: AppLifecycleState, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app)
         let previous = apps[index].state
-        apps[index].state = target
+        setState(index, target)
         effects.append(.stateChanged(app, from: previous, to: target))
     }
 
@@ -75,7 +75,7 @@ extension BackgroundSystem {
 
     mutating func enterBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app)
-        apps[index].state = .background
+        setState(index, .background)
         apps[index].budget.refill(policy.backgroundTimeBudget)
         if !apps[index].ledger.isEmpty {
             // Assertions begun in the foreground were dormant; they become effective now (R1.7).
@@ -99,14 +99,14 @@ extension BackgroundSystem {
             apps[index].ledger.restoreUndelivered(run.pending)
             apps[index].expiration = nil
         }
-        apps[index].state = .inactive
+        setState(index, .inactive)
         effects.append(.stateChanged(app, from: previous, to: .inactive))
     }
 
     mutating func resumeInBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app)
         apps[index].budget.refill(policy.backgroundTimeBudget)
-        apps[index].state = .background
+        setState(index, .background)
         apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
         effects.append(.stateChanged(app, from: .suspended, to: .background))
         effects.append(.deliverBackgroundWake(app))
@@ -158,7 +158,7 @@ extension BackgroundSystem {
         apps[index].budget.stopTicking(at: now)
         switch policy.idleBackgroundAction {
         case .suspend:
-            apps[index].state = .suspended
+            setState(index, .suspended)
             effects.append(.stateChanged(record.id, from: .background, to: .suspended))
             effects.append(.suspend(record.id))
         case .exit(let status):
@@ -196,9 +196,10 @@ extension BackgroundSystem {
             policyName: policy.name,
             uncompletedTasks: uncompleted
         )
+        let wasBusy = busyApps.contains(index)
         resetProcess(index)
         refreshBusy(index)
-        apps[index].state = .terminated(reason)
+        setState(index, .terminated(reason))
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].expiration = nil
         apps[index].callbacks = nil
@@ -215,6 +216,7 @@ extension BackgroundSystem {
         case .userForceQuit, .systemReclaimed:
             effects.append(.terminate(record.id, report))
         }
+        if wasBusy { examineSlotWaiters(at: now, into: &effects) }  // its slot is free now
     }
 }
 

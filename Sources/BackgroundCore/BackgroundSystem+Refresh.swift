@@ -14,12 +14,12 @@ extension BackgroundSystem {
     public func backgroundRefreshStatus(of app: AppID) -> BackgroundRefreshStatus {
         if device.restricted { return .restricted }
         let appSwitch = appIndex[app].map { apps[$0].refreshSwitch } ?? true
-        if !device.systemSwitch || !appSwitch || device.lowPowerMode { return .denied }
+        if !device.systemSwitch || !appSwitch || isLowPowerModeEnabled { return .denied }
         return .available
     }
 
     /// Whether Low Power Mode is on.
-    public var isLowPowerModeEnabled: Bool { device.lowPowerMode }
+    public var isLowPowerModeEnabled: Bool { device.lowPowerMode || deviceConditions.lowPowerMode }
 
     mutating func setBackgroundRefresh(_ setting: BackgroundRefreshSetting, at now: Instant, into effects: inout [Effect]) {
         let before = apps.map { backgroundRefreshStatus(of: $0.id) }

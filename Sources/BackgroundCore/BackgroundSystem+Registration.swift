@@ -32,7 +32,26 @@ extension BackgroundSystem {
         apps[index].launchFinished = true
         let waiting = apps[index].awaitingLaunch
         apps[index].awaitingLaunch = []
-        if !waiting.isEmpty { startRuns(index, waiting, at: now, into: &effects) }
+        // The device may have changed while the app launched: what it blocks goes back to pending.
+        let gatesUnmet = unmetGates
+        let (startable, blocked) = waiting.reduce(into: ([TaskRequest](), [TaskRequest]())) { split, request in
+            if DeviceGates(for: request, policy: policy.scheduling).isDisjoint(with: gatesUnmet) {
+                split.0.append(request)
+            } else {
+                split.1.append(request)
+            }
+        }
+        for request in blocked {
+            enqueue(index, request, into: &effects)
+            effects.append(.persist(.savePendingRequest(apps[index].id, request)))
+        }
+        refreshBusy(index)
+        if !startable.isEmpty {
+            startRuns(index, startable, at: now, into: &effects)
+        } else {
+            settle(index, at: now, into: &effects)
+        }
+        examineIfParked(index, at: now, into: &effects)
     }
 
     mutating func registerTaskHandler(

@@ -45,6 +45,9 @@ public struct BackgroundSystem: Sendable {
     var runCount = 0
     /// The earliest per-app deadline (budgets, watchdogs, task runs), cached.
     var appDeadline: Instant?
+    /// Apps in the background: with ``busyApps``, the only ones that can have deadlines, so
+    /// finding the next deadline never scans every app.
+    var backgroundApps: Set<Int> = []
     /// The latest instant the system has been told about.
     public private(set) var now: Instant = .zero
     /// The wake-up last requested from the shell, if any.
@@ -104,7 +107,7 @@ public struct BackgroundSystem: Sendable {
         updateWakeup(into: &effects)
         #if DEBUG
         let violations = checkInvariants()
-        assert(violations.isEmpty, "BackgroundSystem invariants violated: \(violations)")
+        assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
         #endif
     }
 
@@ -181,6 +184,12 @@ public struct BackgroundSystem: Sendable {
         apps.append(record)
         appIndex[app] = apps.count - 1
         return apps.count - 1
+    }
+
+    /// Changes an app's state, keeping ``backgroundApps`` in step.
+    mutating func setState(_ index: Int, _ state: AppLifecycleState) {
+        apps[index].state = state
+        if state == .background { backgroundApps.insert(index) } else { backgroundApps.remove(index) }
     }
 
     mutating func nextIncident() -> Int {

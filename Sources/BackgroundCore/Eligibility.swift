@@ -5,9 +5,6 @@
 public enum UnmetCondition: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The request's `earliestBeginDate` has not come (R2.7).
     case notBefore(Instant)
-    /// The app's handler is not registered in a running process yet; it runs once the app
-    /// launches and registers it.
-    case awaitingLaunch
     /// The request needs external power (R2.11).
     case requiresExternalPower
     /// The request needs a network connection (R2.10).
@@ -51,7 +48,6 @@ public enum UnmetCondition: Sendable, Hashable, Codable, CustomStringConvertible
     public var description: String {
         switch self {
         case .notBefore(let at): return "not before \(at) (earliestBeginDate)"
-        case .awaitingLaunch: return "waiting for the app to launch and register its handler"
         case .requiresExternalPower: return "needs external power"
         case .requiresNetwork: return "needs a network connection"
         case .deviceInUse: return "runs only while the device is idle"

@@ -46,6 +46,18 @@ public final class EmbeddedSystem: SystemConnection {
         case record
     }
 
+    /// When the app's launch is over: launch handlers must be registered before then, and
+    /// due tasks are handed over only after it.
+    public enum LaunchCompletion: Sendable, Hashable {
+        /// At the first turn of the main actor, as UIKit ends `didFinishLaunching`: right for
+        /// apps whose start-up code runs synchronously on the main thread, and for tests on a
+        /// ``ManualClock`` (the first `advance` or `runPending`).
+        case firstMainActorTurn
+        /// When the app calls ``EmbeddedSystem/finishLaunching()``: right for services whose
+        /// start-up runs in an async `main`, off the main actor.
+        case explicit
+    }
+
     /// How an embedded system is set up.
     public struct Configuration: Sendable {
         /// The app's identity.
@@ -71,6 +83,8 @@ public final class EmbeddedSystem: SystemConnection {
         public var store: (any PersistentStore)?
         /// The device's conditions: by default a server's (external power, network, no user).
         public var device: DeviceConditions
+        /// When the app's launch is over.
+        public var launchCompletion: LaunchCompletion
 
         /// Creates a configuration.
         ///
@@ -91,8 +105,10 @@ public final class EmbeddedSystem: SystemConnection {
             effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil,
             manifest: AppManifest? = nil,
             store: (any PersistentStore)? = nil,
-            device: DeviceConditions = EmbeddedSystem.serverDevice
+            device: DeviceConditions = EmbeddedSystem.serverDevice,
+            launchCompletion: LaunchCompletion = .firstMainActorTurn
         ) {
+            self.launchCompletion = launchCompletion
             self.effectObserver = effectObserver
             self.manifest = manifest
             self.store = store
@@ -158,9 +174,10 @@ public final class EmbeddedSystem: SystemConnection {
 
     /// Creates a system, restores the app's saved state, and launches the app into the foreground.
     ///
-    /// The app is active at once; it finishes launching at the first turn of the main actor
-    /// (on a ``ManualClock``: the first `advance` or `runPending`), so launch handlers must be
-    /// registered before then, as in `application(_:didFinishLaunchingWithOptions:)`.
+    /// The app is active at once. Its launch finishes as ``Configuration/launchCompletion``
+    /// says: by default at the first turn of the main actor (on a ``ManualClock``: the first
+    /// `advance` or `runPending`); launch handlers must be registered before then, as in
+    /// `application(_:didFinishLaunchingWithOptions:)`.
     ///
     /// A store that cannot be read is a fault (through ``BackgroundFault/hook``): the system
     /// never starts over a store it could not read.
@@ -172,8 +189,15 @@ public final class EmbeddedSystem: SystemConnection {
         restoreFromStore()
         deliver(.launch(configuration.app, .foreground))
         deliver(.activate(configuration.app))
-        let app = configuration.app
-        onMainActor { [weak self] in self?.deliver(.finishLaunching(app)) }
+        if configuration.launchCompletion == .firstMainActorTurn {
+            onMainActor { [weak self] in self?.finishLaunching() }
+        }
+    }
+
+    /// Ends the app's launch: registration of launch handlers closes (a later one is a fault,
+    /// as on iOS) and due tasks can be handed over. Calling it again does nothing.
+    public func finishLaunching() {
+        deliver(.finishLaunching(app))
     }
 
     private func restoreFromStore() {

@@ -6,6 +6,9 @@ struct BGCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgctl",
         abstract: "The iOS background execution system for Linux: demos, inspection and control.",
-        subcommands: [DemoCommand.self, ShutdownExampleCommand.self]
+        subcommands: [
+            DemoCommand.self, WhyCommand.self, StatusCommand.self, SimulateLaunchCommand.self,
+            SimulateExpirationCommand.self, ShutdownExampleCommand.self, SchedulerExampleCommand.self,
+        ]
     )
 }

@@ -1,0 +1,86 @@
+public import Foundation
+
+/// A command sent to a running app's embedded system from outside, by `bgctl`.
+///
+/// The debugger hooks of iOS (`_simulateLaunchForTaskWithIdentifier:`) need a debugger
+/// attached to the app; here `bgctl` drops a request file into the app's control directory and
+/// sends SIGUSR1. Requests come from another process, so they are bounded and validated.
+public struct DebugCommand: Codable, Sendable, Hashable {
+    /// What to do.
+    public enum Action: String, Codable, Sendable, Hashable {
+        /// Explain one pending request, or every one when no identifier is given.
+        case why
+        /// List pending and running tasks.
+        case status
+        /// Run a pending request now (`_simulateLaunchForTaskWithIdentifier:`).
+        case simulateLaunch
+        /// Expire a running task now (`_simulateExpirationForTaskWithIdentifier:`).
+        case simulateExpiration
+    }
+
+    /// The action.
+    public var action: Action
+    /// The task identifier, where the action takes one.
+    public var identifier: String?
+
+    /// Creates a command.
+    public init(action: Action, identifier: String? = nil) {
+        self.action = action
+        self.identifier = identifier
+    }
+
+    /// The largest request file accepted, in bytes.
+    public static let maximumRequestSize = 4096
+    /// The longest identifier accepted.
+    public static let maximumIdentifierLength = 256
+
+    /// Decodes and validates a request from another process.
+    ///
+    /// - Throws: ``DebugCommandError`` naming the problem.
+    public static func decode(_ data: Data) throws(DebugCommandError) -> DebugCommand {
+        guard data.count <= maximumRequestSize else {
+            throw DebugCommandError("request of \(data.count) bytes is larger than \(maximumRequestSize)")
+        }
+        let command: DebugCommand
+        do {
+            command = try JSONDecoder().decode(DebugCommand.self, from: data)
+        } catch {
+            throw DebugCommandError("request is not a valid command: \(error)")
+        }
+        if let identifier = command.identifier {
+            guard !identifier.isEmpty, identifier.count <= maximumIdentifierLength else {
+                throw DebugCommandError("identifier must be 1 to \(maximumIdentifierLength) characters")
+            }
+        }
+        if command.action == .simulateLaunch || command.action == .simulateExpiration, command.identifier == nil {
+            throw DebugCommandError("\(command.action.rawValue) needs a task identifier")
+        }
+        return command
+    }
+
+    /// The default control directory of an app: `$BACKGROUND_CONTROL_DIR/<bundle>`, else
+    /// `$XDG_STATE_HOME/background-execution/control/<bundle>`, else under `~/.local/state`.
+    public static func defaultControlDirectory(for app: AppID) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let explicit = environment["BACKGROUND_CONTROL_DIR"], !explicit.isEmpty {
+            base = URL(fileURLWithPath: explicit, isDirectory: true)
+        } else {
+            let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
+            base = URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/control")
+        }
+        return base.appendingPathComponent(app.bundleIdentifier, isDirectory: true)
+    }
+}
+
+/// A debug command that could not be accepted.
+public struct DebugCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong.
+    public let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

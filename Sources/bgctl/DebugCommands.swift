@@ -1,0 +1,71 @@
+import ArgumentParser
+import BackgroundExecution
+
+/// `bgctl why`: why hasn't my task run, and when could it?
+struct WhyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "why",
+        abstract: "Explain why a pending task request has not run, and the earliest it could.",
+        discussion: """
+            Asks the running app (--pid) for the eligibility of a pending request: every unmet \
+            condition (device conditions such as external power, network or idle; timed ones \
+            such as earliestBeginDate, rate limiting or the budget), the deciding factor, and \
+            the earliest possible run. Without an identifier, explains every pending request.
+            """
+    )
+
+    @Argument(help: "The task identifier (default: every pending request).")
+    var identifier: String?
+
+    @OptionGroup var live: LiveAppOptions
+
+    func run() throws {
+        try ControlClient.finish(ControlClient.send(DebugCommand(action: .why, identifier: identifier), to: live))
+    }
+}
+
+/// `bgctl status`: the app's state, pending requests and running tasks.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a running app's state, pending requests and running tasks.")
+
+    @OptionGroup var live: LiveAppOptions
+
+    func run() throws {
+        try ControlClient.finish(ControlClient.send(DebugCommand(action: .status), to: live))
+    }
+}
+
+/// `bgctl simulate-launch`: `_simulateLaunchForTaskWithIdentifier:` for a running app.
+struct SimulateLaunchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-launch",
+        abstract: "Run a pending task request now, whatever the conditions (the debugger's simulate-launch hook).")
+
+    @Argument(help: "The task identifier.")
+    var identifier: String
+
+    @OptionGroup var live: LiveAppOptions
+
+    func run() throws {
+        let command = DebugCommand(action: .simulateLaunch, identifier: identifier)
+        try ControlClient.finish(ControlClient.send(command, to: live))
+    }
+}
+
+/// `bgctl simulate-expiration`: `_simulateExpirationForTaskWithIdentifier:` for a running app.
+struct SimulateExpirationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-expiration",
+        abstract: "Expire a running task now (the debugger's simulate-expiration hook).")
+
+    @Argument(help: "The task identifier.")
+    var identifier: String
+
+    @OptionGroup var live: LiveAppOptions
+
+    func run() throws {
+        let command = DebugCommand(action: .simulateExpiration, identifier: identifier)
+        try ControlClient.finish(ControlClient.send(command, to: live))
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import BackgroundExecution
+import Foundation
+
+/// `bgctl scheduler-example`: a service that schedules background tasks with BGTaskScheduler.
+struct SchedulerExampleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scheduler-example",
+        abstract: "A small service that schedules a refresh and a processing task and accepts bgctl's debug commands.",
+        discussion: """
+            Registers com.example.scheduler.refresh (BGAppRefreshTaskRequest, not before \
+            --refresh-delay seconds) and com.example.scheduler.cleanup (BGProcessingTaskRequest \
+            needing external power), prints 'ready pid <pid>', and runs until SIGTERM. Try \
+            `bgctl why --app com.example.scheduler --pid <pid>` and \
+            `bgctl simulate-launch com.example.scheduler.cleanup --app com.example.scheduler --pid <pid>`.
+            """
+    )
+
+    @Option(help: "Seconds before the refresh may run.")
+    var refreshDelay: Double = 3600
+
+    @Option(help: "The control directory for debug commands.")
+    var controlDirectory: String?
+
+    func run() async throws {
+        let manifest = AppManifest(
+            bundleIdentifier: "com.example.scheduler",
+            permittedTaskIdentifiers: ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"],
+            backgroundModes: [.fetch, .processing])
+        // A laptop on battery, in use: the processing task must wait for power and idleness.
+        let device = DeviceConditions(powerSource: .battery, batteryLevel: 0.6, network: .wifi, isIdle: false)
+        let system = EmbeddedSystem(
+            configuration: .init(
+                app: manifest.bundleIdentifier, policy: .server(grace: .seconds(10)), manifest: manifest, device: device,
+                launchCompletion: .explicit))
+        system.moveToBackground(onSignals: [SIGTERM, SIGINT])
+        try system.acceptDebugCommands(in: controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        UIApplication.bootstrap(system)
+        let scheduler = BGTaskScheduler.shared
+        for identifier in ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"] {
+            scheduler.register(forTaskWithIdentifier: identifier, using: nil) { task in
+                print("ran \(task.identifier)", terminator: "\n")
+                fflush(nil)
+                task.setTaskCompleted(success: true)
+            }
+        }
+        system.finishLaunching()
+        let refresh = BGAppRefreshTaskRequest(identifier: "com.example.scheduler.refresh")
+        refresh.earliestBeginDate = Date(timeIntervalSinceNow: refreshDelay)
+        try scheduler.submit(refresh)
+        let cleanup = BGProcessingTaskRequest(identifier: "com.example.scheduler.cleanup")
+        cleanup.requiresExternalPower = true
+        try scheduler.submit(cleanup)
+        print("ready pid \(ProcessInfo.processInfo.processIdentifier)", terminator: "\n")
+        fflush(nil)
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
