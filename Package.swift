@@ -19,12 +19,15 @@ let package = Package(
     products: [
         .library(name: "BackgroundCore", targets: ["BackgroundCore"]),
         .library(name: "BackgroundExecution", targets: ["BackgroundExecution"]),
+        .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         .target(
@@ -40,11 +43,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BackgroundStore",
+            dependencies: ["BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "bgctl",
             dependencies: [
                 "BackgroundCore",
                 "BackgroundExecution",
+                "BackgroundStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -52,13 +61,19 @@ let package = Package(
         ),
         .testTarget(
             name: "BackgroundCoreTests",
-            dependencies: ["BackgroundCore"],
+            dependencies: ["BackgroundCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundStoreTests",
+            dependencies: ["BackgroundStore", "BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundCore", "bgctl", .product(name: "Logging", package: "swift-log"),
+                "BackgroundExecution", "BackgroundCore", "BackgroundStore", "bgctl",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -35,7 +35,7 @@ extension BackgroundSystem {
         }
         if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
         if !state.isRunning && !record.running.isEmpty { found.append("\(state) app has \(record.running.count) task(s) running") }
-        if !record.awaitingLaunch.isEmpty && record.callbacks?.kind != .backgroundWake {
+        if !record.awaitingLaunch.isEmpty && (record.launchFinished || !state.isRunning) {
             found.append("tasks wait for a launch that is not under way")
         }
         for pending in record.pending.values where pending.request.kind != .fetch {

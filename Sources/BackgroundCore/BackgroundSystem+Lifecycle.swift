@@ -64,7 +64,8 @@ extension BackgroundSystem {
         effects.append(.stateChanged(app, from: previous, to: target))
     }
 
-    /// The user opened the app: usage for the predictor, and the force-quit flag clears (S10).
+    /// The user opened the app (launched it or switched back to it): usage for the predictor,
+    /// and the force-quit flag clears (S10).
     mutating func recordUserLaunch(_ index: Int, at now: Instant, into effects: inout [Effect]) {
         apps[index].usage.recordLaunch(at: now, limit: policy.scheduling.usageHistoryLimit)
         apps[index].forceQuit = false
@@ -101,6 +102,7 @@ extension BackgroundSystem {
         }
         setState(index, .inactive)
         effects.append(.stateChanged(app, from: previous, to: .inactive))
+        recordUserLaunch(index, at: now, into: &effects)  // the user opened it: that is use
     }
 
     mutating func resumeInBackground(_ app: AppID, at now: Instant, into effects: inout [Effect]) {

@@ -41,10 +41,7 @@ extension BackgroundSystem {
                 split.1.append(request)
             }
         }
-        for request in blocked {
-            enqueue(index, request, into: &effects)
-            effects.append(.persist(.savePendingRequest(apps[index].id, request)))
-        }
+        for request in blocked { returnToPending(index, request, at: now, into: &effects) }
         refreshBusy(index)
         if !startable.isEmpty {
             startRuns(index, startable, at: now, into: &effects)
@@ -78,5 +75,21 @@ extension BackgroundSystem {
             return
         }
         effects.append(.taskHandlerRegistered(app, identifier: identifier))
+    }
+
+    /// Puts back a request that was handed to a launching app but that the device now blocks,
+    /// unless the app resubmitted that identifier meanwhile (R2.5: the newer request wins) or
+    /// the kind's pending limit is full again (R2.6): then the older request is dropped.
+    mutating func returnToPending(_ index: Int, _ request: TaskRequest, at now: Instant, into effects: inout [Effect]) {
+        let app = apps[index].id
+        if apps[index].pending[request.identifier] != nil { return }
+        let sameKind = apps[index].pending.values.filter { $0.request.kind == request.kind }.count
+        guard sameKind < pendingLimit(for: request.kind) else {
+            let message = "dropped \"\(request.identifier)\": the device blocked it during launch and newer requests fill its limit"
+            effects.append(.log(LogRecord(.warning, app: app, message)))
+            return
+        }
+        enqueue(index, request, into: &effects)
+        effects.append(.persist(.savePendingRequest(app, request)))
     }
 }

@@ -81,7 +81,7 @@ public struct Eligibility: Sendable, Hashable, Codable {
     public var request: TaskRequest
     /// When the answer was computed.
     public var at: Instant
-    /// Every unmet condition, device conditions first, then the timed ones.
+    /// Every unmet condition: the device's first, then `earliestBeginDate`, then the app's.
     public var unmet: [UnmetCondition]
     /// The earliest instant the task could run: never earlier than its actual run.
     ///

@@ -60,19 +60,33 @@ extension Duration {
     }
 
     /// Creates a duration from a number of seconds given as a `Double`, rounded to nanoseconds.
+    ///
+    /// Saturates instead of trapping: values beyond about ±292 years (and NaN, as zero) are
+    /// clamped, since they come from files and other processes.
     public static func seconds(fromInterval interval: Double) -> Duration {
-        .nanoseconds(Int64((interval * 1e9).rounded()))
+        guard !interval.isNaN else { return .zero }
+        let nanoseconds = (interval * 1e9).rounded()
+        if nanoseconds >= 9.2e18 { return .nanoseconds(Int64.max) }
+        if nanoseconds <= -9.2e18 { return .nanoseconds(Int64.min) }
+        return .nanoseconds(Int64(nanoseconds))
     }
 
     /// The duration in seconds with exactly three decimals, e.g. `30.000`; pure and locale-free.
     public var formattedSeconds: String {
-        let (whole, attoseconds) = components
-        var milliseconds = whole * 1000 + attoseconds / 1_000_000_000_000_000
-        let negative = milliseconds < 0
-        if negative { milliseconds = -milliseconds }
-        let fraction = String(milliseconds % 1000)
+        var (whole, attoseconds) = components
+        let negative = whole < 0 || (whole == 0 && attoseconds < 0)
+        if negative {
+            whole = -whole
+            attoseconds = -attoseconds
+        }
+        var milliseconds = attoseconds / 1_000_000_000_000_000
+        if milliseconds < 0 {  // components may mix signs
+            whole -= 1
+            milliseconds += 1000
+        }
+        let fraction = String(milliseconds)
         let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
-        return (negative ? "-" : "") + String(milliseconds / 1000) + "." + padded
+        return (negative ? "-" : "") + String(whole) + "." + padded
     }
 }
 

@@ -1,0 +1,74 @@
+import GRDB
+
+/// The store's tables, created and upgraded by named migrations.
+///
+/// **A migration never changes once shipped** (GRDB's `Migrations.md`): a database records the
+/// identifiers of the migrations applied to it, and a changed migration would leave databases
+/// created before and after the change with different schemas under the same identifier. To
+/// change the schema, append a new migration (`"v2: …"`) after the last one; never edit, rename,
+/// reorder or remove one. A database that records an identifier this list does not contain was
+/// written by a newer version, and the store refuses it (``StoreError/Code-swift.struct/schemaTooNew``).
+///
+/// Times are `REAL` seconds since 1970 (`…_unix_s`), durations `REAL` seconds (`…_s`); booleans
+/// are `INTEGER` 0 or 1. Enumerated columns have `CHECK` constraints, and the store validates
+/// every row again when it reads it.
+enum StoreSchema {
+    /// The `application_id` in the database header: ASCII "BGST". A file with another non-zero
+    /// identifier belongs to another program.
+    static let applicationID: Int32 = 0x4247_5354
+
+    /// The migrations, in order.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // Shipped: do not change. Add new migrations below this one.
+        migrator.registerMigration("v1: apps, pending requests, launches") { db in
+            try db.execute(sql: version1)
+        }
+        return migrator
+    }
+
+    // Shipped in v1: do not change.
+    private static let version1 = """
+        PRAGMA application_id = \(applicationID);
+
+        CREATE TABLE apps (
+            bundle_id TEXT NOT NULL PRIMARY KEY CHECK (length(bundle_id) > 0),
+            manifest_json TEXT,
+            has_state INTEGER NOT NULL DEFAULT 0 CHECK (has_state IN (0, 1)),
+            force_quit INTEGER CHECK (force_quit IN (0, 1)),
+            refresh_switch INTEGER CHECK (refresh_switch IN (0, 1)),
+            budget_available_s REAL,
+            budget_updated_unix_s REAL,
+            last_background_run_unix_s REAL,
+            fetch_interval_s REAL,
+            last_fetch_unix_s REAL,
+            CHECK (
+                has_state = 0
+                OR (force_quit IS NOT NULL AND refresh_switch IS NOT NULL
+                    AND budget_available_s IS NOT NULL AND budget_updated_unix_s IS NOT NULL)
+            )
+        );
+
+        CREATE TABLE pending_requests (
+            bundle_id TEXT NOT NULL REFERENCES apps (bundle_id) ON DELETE CASCADE,
+            identifier TEXT NOT NULL,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('appRefresh', 'processing', 'continuedProcessing', 'fetch')),
+            earliest_begin_unix_s REAL,
+            requires_network INTEGER NOT NULL CHECK (requires_network IN (0, 1)),
+            requires_power INTEGER NOT NULL CHECK (requires_power IN (0, 1)),
+            title TEXT NOT NULL,
+            subtitle TEXT NOT NULL,
+            strategy TEXT NOT NULL CHECK (strategy IN ('fail', 'queue')),
+            requires_gpu INTEGER NOT NULL CHECK (requires_gpu IN (0, 1)),
+            submitted_unix_s REAL NOT NULL,
+            PRIMARY KEY (bundle_id, identifier)
+        );
+
+        CREATE TABLE launches (
+            bundle_id TEXT NOT NULL REFERENCES apps (bundle_id) ON DELETE CASCADE,
+            launched_unix_s REAL NOT NULL
+        );
+        CREATE INDEX launches_by_app_and_time ON launches (bundle_id, launched_unix_s);
+        """
+}
