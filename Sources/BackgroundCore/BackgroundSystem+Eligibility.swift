@@ -25,7 +25,9 @@ extension BackgroundSystem {
         if blocked.contains(.externalPower) { unmet.append(.requiresExternalPower) }
         if blocked.contains(.network) { unmet.append(.requiresNetwork) }
         if blocked.contains(.idle) { unmet.append(.deviceInUse) }
-        if blocked.contains(.batteryNotCritical) { unmet.append(.batteryCriticallyLow(level: deviceConditions.batteryLevel)) }
+        if blocked.contains(.batteryNotCritical) {
+            unmet.append(.batteryCriticallyLow(level: deviceConditions.batteryLevel))
+        }
         if blocked.contains(.notLowPower) { unmet.append(.lowPowerMode) }
         if blocked.contains(.refreshAllowed), !blocked.contains(.notLowPower) {
             unmet.append(.backgroundAppRefreshOff(device.restricted ? .restricted : .denied))
@@ -40,10 +42,16 @@ extension BackgroundSystem {
         let factors = scheduling.factors(for: request.kind)
         var unmet: [UnmetCondition] = []
         if factors.contains(.appSwitcher) && record.forceQuit { unmet.append(.forceQuit) }
-        if factors.contains(.backgroundAppRefresh) && !record.refreshSwitch { unmet.append(.backgroundAppRefreshOff(.denied)) }
+        if factors.contains(.backgroundAppRefresh) && !record.refreshSwitch {
+            unmet.append(.backgroundAppRefreshOff(.denied))
+        }
         if factors.contains(.appUsage) { unmet += usageConditions(for: request, record.usage, at: now) }
         if factors.contains(.systemBudget), let runtime = scheduling.runtime(of: request.kind) {
-            let again = record.runtimeBudget.availableAgain(runtime, after: now, capacity: scheduling.dailyBackgroundBudget)
+            let again = record.runtimeBudget.availableAgain(
+                runtime,
+                after: now,
+                capacity: scheduling.dailyBackgroundBudget
+            )
             if again > now { unmet.append(.budgetExhausted(until: again)) }
         }
         // Tasks join a batch already running (R2.16): rate limiting spaces launches, not tasks.

@@ -8,7 +8,8 @@ extension BackgroundSystem {
     mutating func setFetchInterval(_ app: AppID, _ interval: Duration?, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: app, at: now)
         if let manifest = apps[index].manifest, manifest.declaresTaskSchedulerIdentifiers {
-            let message = "setMinimumBackgroundFetchInterval ignored: BGTaskSchedulerPermittedIdentifiers disables background fetch"
+            let message =
+                "setMinimumBackgroundFetchInterval ignored: BGTaskSchedulerPermittedIdentifiers disables background fetch"
             effects.append(.log(LogRecord(.warning, app: app, message)))
             return
         }
@@ -31,7 +32,11 @@ extension BackgroundSystem {
         let interval = max(requested, policy.scheduling.minimumBackgroundLaunchInterval)
         let earliest = (apps[index].lastFetchAt ?? now) + interval
         let request = TaskRequest(
-            identifier: Self.fetchIdentifier, kind: .fetch, earliestBegin: max(now, earliest), submittedAt: now)
+            identifier: Self.fetchIdentifier,
+            kind: .fetch,
+            earliestBegin: max(now, earliest),
+            submittedAt: now
+        )
         enqueue(index, request, into: &effects)
     }
 }

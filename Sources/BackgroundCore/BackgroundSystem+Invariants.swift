@@ -20,7 +20,9 @@ extension BackgroundSystem {
         let busy = Set(apps.indices.filter { !apps[$0].running.isEmpty || !apps[$0].awaitingLaunch.isEmpty })
         if busyApps != busy { found.append("the set of apps running tasks is stale") }
         if appDeadline != earliestDeadline()?.at { found.append("cached next app deadline is stale") }
-        if let next = nextDeadline, let app = appDeadline, next > app { found.append("next deadline is after an app deadline") }
+        if let next = nextDeadline, let app = appDeadline, next > app {
+            found.append("next deadline is after an app deadline")
+        }
         return found
     }
 
@@ -34,7 +36,9 @@ extension BackgroundSystem {
             if record.callbacks != nil { found.append("\(state) app awaits its background callbacks") }
         }
         if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
-        if !state.isRunning && !record.running.isEmpty { found.append("\(state) app has \(record.running.count) task(s) running") }
+        if !state.isRunning && !record.running.isEmpty {
+            found.append("\(state) app has \(record.running.count) task(s) running")
+        }
         if !record.awaitingLaunch.isEmpty && (record.launchFinished || !state.isRunning) {
             found.append("tasks wait for a launch that is not under way")
         }

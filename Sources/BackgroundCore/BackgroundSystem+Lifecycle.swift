@@ -57,7 +57,8 @@ extension BackgroundSystem {
         }
     }
 
-    mutating func transition(_ app: AppID, to target: AppLifecycleState, at now: Instant, into effects: inout [Effect]) {
+    mutating func transition(_ app: AppID, to target: AppLifecycleState, at now: Instant, into effects: inout [Effect])
+    {
         let index = recordIndex(for: app)
         let previous = apps[index].state
         setState(index, target)

@@ -21,7 +21,11 @@ extension BackgroundSystem {
     /// Whether Low Power Mode is on.
     public var isLowPowerModeEnabled: Bool { device.lowPowerMode || deviceConditions.lowPowerMode }
 
-    mutating func setBackgroundRefresh(_ setting: BackgroundRefreshSetting, at now: Instant, into effects: inout [Effect]) {
+    mutating func setBackgroundRefresh(
+        _ setting: BackgroundRefreshSetting,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) {
         let before = apps.map { backgroundRefreshStatus(of: $0.id) }
         switch setting {
         case .systemSwitch(let on): device.systemSwitch = on

@@ -1,6 +1,7 @@
 extension BackgroundSystem {
     /// Apple's message when a handler is registered after launch (R2.3).
-    public static let lateRegistrationMessage = "All launch handlers must be registered before application finishes launching"
+    public static let lateRegistrationMessage =
+        "All launch handlers must be registered before application finishes launching"
 
     /// Apple's message for a second registration of an identifier (R2.3).
     public static func duplicateRegistrationMessage(_ identifier: String) -> String {
@@ -60,7 +61,8 @@ extension BackgroundSystem {
         let index = recordIndex(for: app, at: now)
         guard let manifest = apps[index].manifest, manifest.permits(taskIdentifier: identifier) else {
             effects.append(.taskHandlerRefused(app, identifier: identifier))
-            let message = "register(forTaskWithIdentifier: \"\(identifier)\"): not in BGTaskSchedulerPermittedIdentifiers"
+            let message =
+                "register(forTaskWithIdentifier: \"\(identifier)\"): not in BGTaskSchedulerPermittedIdentifiers"
             effects.append(.log(LogRecord(.error, app: app, message)))
             return
         }
@@ -85,7 +87,8 @@ extension BackgroundSystem {
         if apps[index].pending[request.identifier] != nil { return }
         let sameKind = apps[index].pending.values.filter { $0.request.kind == request.kind }.count
         guard sameKind < pendingLimit(for: request.kind) else {
-            let message = "dropped \"\(request.identifier)\": the device blocked it during launch and newer requests fill its limit"
+            let message =
+                "dropped \"\(request.identifier)\": the device blocked it during launch and newer requests fill its limit"
             effects.append(.log(LogRecord(.warning, app: app, message)))
             return
         }

@@ -16,7 +16,8 @@ extension BackgroundSystem {
             enqueue(index, request, into: &effects)
         }
         scheduleNextFetch(index, at: now, into: &effects)
-        let message = "restored \(saved.pendingRequests.count) pending request(s) and \(saved.launches.count) launch(es)"
+        let message =
+            "restored \(saved.pendingRequests.count) pending request(s) and \(saved.launches.count) launch(es)"
         effects.append(.log(LogRecord(.info, app: saved.app, message)))
     }
 }

@@ -30,7 +30,8 @@ extension BackgroundSystem {
         switch request.kind {
         case .appRefresh, .fetch: if !manifest.backgroundModes.contains(.fetch) { return .notPermitted }
         case .processing: if !manifest.backgroundModes.contains(.processing) { return .notPermitted }
-        case .continuedProcessing: if request.requiresGPU && !policy.scheduling.supportsBackgroundGPU { return .notPermitted }
+        case .continuedProcessing:
+            if request.requiresGPU && !policy.scheduling.supportsBackgroundGPU { return .notPermitted }
         }
         if backgroundRefreshStatus(of: record.id) != .available { return .unavailable }
         let sameKind = record.pending.values.filter {

@@ -98,7 +98,8 @@ extension BackgroundSystem {
         return run.killAt.map { ($0, .taskKill(run.id)) }
     }
 
-    mutating func fireTaskDeadline(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect]) {
+    mutating func fireTaskDeadline(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect])
+    {
         switch kind {
         case .taskExpiration(let id):
             deliverExpiration(index, id, at: time, into: &effects)
@@ -137,7 +138,9 @@ extension BackgroundSystem {
             effects.append(.log(LogRecord(.error, app: app, "No running task with identifier \(identifier)")))
             return
         }
-        effects.append(.log(LogRecord(.notice, app: app, "Simulating expiration for task with identifier \(identifier)")))
+        effects.append(
+            .log(LogRecord(.notice, app: app, "Simulating expiration for task with identifier \(identifier)"))
+        )
         expireNow(index, run.id, at: now, into: &effects)
     }
 }

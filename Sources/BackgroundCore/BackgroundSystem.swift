@@ -135,14 +135,16 @@ public struct BackgroundSystem: Sendable {
         case .submitTaskRequest(let app, let request): submit(app, request, at: now, into: &effects)
         case .cancelTaskRequest(let app, let identifier): cancel(app, identifier: identifier, into: &effects)
         case .cancelAllTaskRequests(let app): cancelAll(app, into: &effects)
-        case .completeTask(let app, let id, let success): completeTask(app, id, success: success, at: now, into: &effects)
+        case .completeTask(let app, let id, let success):
+            completeTask(app, id, success: success, at: now, into: &effects)
         case .reportTaskProgress(let app, let id, let fraction): reportProgress(app, id, fraction: fraction, at: now)
         case .userCancelledTask(let app, let id):
             if let index = appIndex[app] { expireNow(index, id, at: now, into: &effects) }
         case .setDevice(let conditions): setDevice(conditions, at: now, into: &effects)
         case .setMinimumBackgroundFetchInterval(let app, let interval):
             setFetchInterval(app, interval, at: now, into: &effects)
-        case .simulateLaunch(let app, let identifier): simulateLaunch(app, identifier: identifier, at: now, into: &effects)
+        case .simulateLaunch(let app, let identifier):
+            simulateLaunch(app, identifier: identifier, at: now, into: &effects)
         case .simulateExpiration(let app, let identifier):
             simulateExpiration(app, identifier: identifier, at: now, into: &effects)
         case .restore(let saved): restore(saved, at: now, into: &effects)
@@ -179,8 +181,11 @@ public struct BackgroundSystem: Sendable {
     mutating func recordIndex(for app: AppID, at instant: Instant? = nil) -> Int {
         if let index = appIndex[app] { return index }
         let record = AppRecord(
-            id: app, budget: policy.backgroundTimeBudget, dailyBudget: policy.scheduling.dailyBackgroundBudget,
-            at: instant ?? now)
+            id: app,
+            budget: policy.backgroundTimeBudget,
+            dailyBudget: policy.scheduling.dailyBackgroundBudget,
+            at: instant ?? now
+        )
         apps.append(record)
         appIndex[app] = apps.count - 1
         return apps.count - 1

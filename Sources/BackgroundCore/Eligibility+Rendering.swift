@@ -13,7 +13,8 @@ extension Eligibility {
     public func renderText(formatInstant: (Instant) -> String = { $0.description }) -> String {
         var lines = ["\(request.identifier) (\(request.kind)): " + (isEligible ? "eligible now" : "not eligible now")]
         for condition in unmet {
-            let kind = condition.clearsAt == nil ? "until the device, the user or the app changes it" : "clears by itself"
+            let kind =
+                condition.clearsAt == nil ? "until the device, the user or the app changes it" : "clears by itself"
             lines.append("  - \(describe(condition, formatInstant)); \(kind)")
         }
         if let deciding = decidingFactor {

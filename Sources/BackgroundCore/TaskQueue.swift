@@ -75,7 +75,11 @@ struct TaskQueue: Sendable {
     mutating func insert(app: Int, request: TaskRequest, gates: DeviceGates) -> UInt64 {
         nextSequence += 1
         let entry = QueueEntry(
-            earliest: request.earliestBegin ?? .zero, sequence: nextSequence, app: app, identifier: request.identifier)
+            earliest: request.earliestBegin ?? .zero,
+            sequence: nextSequence,
+            app: app,
+            identifier: request.identifier
+        )
         groups[gates, default: Heap()].insert(entry)
         return nextSequence
     }

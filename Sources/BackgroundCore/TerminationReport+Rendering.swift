@@ -61,7 +61,9 @@ extension TerminationReport {
             lines.append("Background tasks not completed (\(uncompletedTasks.count)):")
             for task in uncompletedTasks {
                 let held = (at - task.startedAt).formattedSeconds
-                lines.append("  \"\(task.identifier)\" (\(task.kind), \(task.run)) handed over at \(task.startedAt), \(held) s before termination")
+                lines.append(
+                    "  \"\(task.identifier)\" (\(task.kind), \(task.run)) handed over at \(task.startedAt), \(held) s before termination"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -74,7 +74,8 @@ open class BGTask: NSObject {
             state.withLock { state in
                 defer { state.expirationHandler = nil }
                 return state.completed ? nil : state.expirationHandler
-            })
+            }
+        )
     }
 
     open override var description: String { "<\(type(of: self)): \(identifier)>" }

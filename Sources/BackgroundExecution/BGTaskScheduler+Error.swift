@@ -48,7 +48,8 @@ extension BGTaskScheduler {
         public var description: String {
             let explanation: String
             switch code {
-            case .unavailable: explanation = "background task scheduling is unavailable (Background App Refresh is off or restricted)"
+            case .unavailable:
+                explanation = "background task scheduling is unavailable (Background App Refresh is off or restricted)"
             case .tooManyPendingTaskRequests: explanation = "too many pending task requests of this type"
             case .notPermitted:
                 explanation = "not permitted: check BGTaskSchedulerPermittedIdentifiers and UIBackgroundModes"

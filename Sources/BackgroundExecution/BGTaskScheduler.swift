@@ -141,7 +141,10 @@ public final class BGTaskScheduler: Sendable {
                 copy = processing
             case .continuedProcessing:
                 let continued = BGContinuedProcessingTaskRequest(
-                    identifier: request.identifier, title: request.title, subtitle: request.subtitle)
+                    identifier: request.identifier,
+                    title: request.title,
+                    subtitle: request.subtitle
+                )
                 continued.strategy = request.strategy == .fail ? .fail : .queue
                 continued.requiredResources = request.requiresGPU ? .gpu : []
                 copy = continued

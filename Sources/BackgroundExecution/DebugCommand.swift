@@ -66,7 +66,8 @@ public struct DebugCommand: Codable, Sendable, Hashable {
         if let explicit = environment["BACKGROUND_CONTROL_DIR"], !explicit.isEmpty {
             base = URL(fileURLWithPath: explicit, isDirectory: true)
         } else {
-            let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
+            let state =
+                environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
             base = URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/control")
         }
         return base.appendingPathComponent(app.bundleIdentifier, isDirectory: true)

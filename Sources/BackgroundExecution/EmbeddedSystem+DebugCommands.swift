@@ -16,7 +16,10 @@ extension EmbeddedSystem {
     public func acceptDebugCommands(in directory: URL? = nil) throws {
         let directory = directory ?? DebugCommand.defaultControlDirectory(for: app)
         try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            at: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         ProcessControl.ignoreDefaultAction(of: SIGUSR1)
         let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
@@ -91,7 +94,9 @@ extension EmbeddedSystem {
             lines.append("  pending \(request.identifier) (\(request.kind)), earliest \(earliest)")
         }
         for run in runningTasks {
-            lines.append("  running \(run.request.identifier) (\(run.request.kind)), since \(formatWallClock(run.startedAt))")
+            lines.append(
+                "  running \(run.request.identifier) (\(run.request.kind)), since \(formatWallClock(run.startedAt))"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }

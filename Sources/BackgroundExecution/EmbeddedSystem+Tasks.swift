@@ -122,8 +122,12 @@ extension EmbeddedSystem {
         case .processing: return BGProcessingTask(identifier: identifier, run: run.id, connection: self)
         case .continuedProcessing:
             return BGContinuedProcessingTask(
-                identifier: identifier, run: run.id, connection: self, title: run.request.title,
-                subtitle: run.request.subtitle)
+                identifier: identifier,
+                run: run.id,
+                connection: self,
+                title: run.request.title,
+                subtitle: run.request.subtitle
+            )
         }
     }
 

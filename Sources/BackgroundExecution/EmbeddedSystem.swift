@@ -126,8 +126,13 @@ public final class EmbeddedSystem: SystemConnection {
     /// A server's device: on external power, network up, nobody using it, unlocked. (Probing the
     /// real machine is the daemon's job; set ``Configuration/device`` to model another.)
     public static let serverDevice = DeviceConditions(
-        powerSource: .externalPower, batteryLevel: 1, lowPowerMode: false, network: .wifi, isIdle: true,
-        unlockedSinceBoot: true)
+        powerSource: .externalPower,
+        batteryLevel: 1,
+        lowPowerMode: false,
+        network: .wifi,
+        isIdle: true,
+        unlockedSinceBoot: true
+    )
 
     /// The exit status after a watchdog termination: 70, `EX_SOFTWARE` in `sysexits.h`.
     public static let watchdogExitStatus: Int32 = 70
@@ -208,7 +213,8 @@ public final class EmbeddedSystem: SystemConnection {
             }
         } catch {
             BackgroundFault.raise(
-                BackgroundFault(api: "EmbeddedSystem", message: "the background store could not be read: \(error)"))
+                BackgroundFault(api: "EmbeddedSystem", message: "the background store could not be read: \(error)")
+            )
         }
     }
 

@@ -27,10 +27,13 @@ enum ControlClient {
     }
 
     static func send(_ command: DebugCommand, to options: LiveAppOptions) throws -> String {
-        let directory = options.controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let directory =
+            options.controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? DebugCommand.defaultControlDirectory(for: AppID(options.app))
         guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw Failure(description: "no control directory at \(directory.path): does the app call acceptDebugCommands()?")
+            throw Failure(
+                description: "no control directory at \(directory.path): does the app call acceptDebugCommands()?"
+            )
         }
         let name = UUID().uuidString
         let request = directory.appendingPathComponent(name + ".request")

@@ -27,7 +27,9 @@ struct WhyCommand: ParsableCommand {
 /// `bgctl status`: the app's state, pending requests and running tasks.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show a running app's state, pending requests and running tasks.")
+        commandName: "status",
+        abstract: "Show a running app's state, pending requests and running tasks."
+    )
 
     @OptionGroup var live: LiveAppOptions
 
@@ -40,7 +42,8 @@ struct StatusCommand: ParsableCommand {
 struct SimulateLaunchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate-launch",
-        abstract: "Run a pending task request now, whatever the conditions (the debugger's simulate-launch hook).")
+        abstract: "Run a pending task request now, whatever the conditions (the debugger's simulate-launch hook)."
+    )
 
     @Argument(help: "The task identifier.")
     var identifier: String
@@ -57,7 +60,8 @@ struct SimulateLaunchCommand: ParsableCommand {
 struct SimulateExpirationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate-expiration",
-        abstract: "Expire a running task now (the debugger's simulate-expiration hook).")
+        abstract: "Expire a running task now (the debugger's simulate-expiration hook)."
+    )
 
     @Argument(help: "The task identifier.")
     var identifier: String

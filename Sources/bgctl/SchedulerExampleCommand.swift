@@ -26,13 +26,19 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
         let manifest = AppManifest(
             bundleIdentifier: "com.example.scheduler",
             permittedTaskIdentifiers: ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"],
-            backgroundModes: [.fetch, .processing])
+            backgroundModes: [.fetch, .processing]
+        )
         // A laptop on battery, in use: the processing task must wait for power and idleness.
         let device = DeviceConditions(powerSource: .battery, batteryLevel: 0.6, network: .wifi, isIdle: false)
         let system = EmbeddedSystem(
             configuration: .init(
-                app: manifest.bundleIdentifier, policy: .server(grace: .seconds(10)), manifest: manifest, device: device,
-                launchCompletion: .explicit))
+                app: manifest.bundleIdentifier,
+                policy: .server(grace: .seconds(10)),
+                manifest: manifest,
+                device: device,
+                launchCompletion: .explicit
+            )
+        )
         system.moveToBackground(onSignals: [SIGTERM, SIGINT])
         try system.acceptDebugCommands(in: controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
         UIApplication.bootstrap(system)

@@ -35,12 +35,15 @@ final class Timeline: Sendable {
         case .backgroundRefreshStatusChanged(_, let status): return "system: Background App Refresh \(status)"
         case .log(let record) where record.level >= .notice: return "system: \(record.message)"
         case .runTasks(_, let runs):
-            return "system: runs " + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
+            return "system: runs "
+                + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
         case .expireTask(_, let id): return "system: expiring \(id)"
         case .taskFinished(_, let id, let outcome): return "system: \(id) \(outcome.rawValue)"
-        case .taskRequestRejected(_, let identifier, let code): return "system: submit(\"\(identifier)\") refused: \(code)"
+        case .taskRequestRejected(_, let identifier, let code):
+            return "system: submit(\"\(identifier)\") refused: \(code)"
         case .fault(_, let message): return "system: fault: \(message)"
-        case .log, .suspend, .terminate, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
+        case .log, .suspend, .terminate, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground,
+            .deliverBackgroundWake,
             .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted, .persist:
             return nil
         }

@@ -37,24 +37,32 @@ extension SeedFixtureTests {
                 effectObserver: { log.observe($0, $1) },
                 manifest: manifest,
                 device: device
-            ))
+            )
+        )
         UIApplication.bootstrap(system)
         return (system, clock, log)
     }
 
-    @Test("Seed 000's BGTaskSchedulerExample: refresh not before its earliest date; processing only on power and network while idle")
+    @Test(
+        "Seed 000's BGTaskSchedulerExample: refresh not before its earliest date; processing only on power and network while idle"
+    )
     func bgTaskSchedulerExample() async throws {
         let manifest = AppManifest(
             bundleIdentifier: "com.yourapp",
             permittedTaskIdentifiers: ["com.yourapp.apprefresh", "com.yourapp.dataprocessing"],
-            backgroundModes: [.fetch, .processing])
+            backgroundModes: [.fetch, .processing]
+        )
         let (system, clock, log) = bootstrapScheduler(manifest: manifest)
         let example = BGTaskSchedulerExample()
         example.registerBackgroundTasks()
         clock.runPending()  // the app finishes launching
         example.scheduleAppRefresh()
         example.scheduleProcessingTask()
-        #expect(system.pendingTaskRequests().map(\.identifier).sorted() == ["com.yourapp.apprefresh", "com.yourapp.dataprocessing"])
+        #expect(
+            system.pendingTaskRequests().map(\.identifier).sorted() == [
+                "com.yourapp.apprefresh", "com.yourapp.dataprocessing",
+            ]
+        )
 
         // The seed's handlers work in real time (Thread.sleep on an OperationQueue), so the test
         // waits for them at the instant of delivery instead of racing virtual time past them.
@@ -64,12 +72,19 @@ extension SeedFixtureTests {
         #expect(log.deliveries.map(\.identifier) == ["com.yourapp.apprefresh"])
         #expect(log.deliveries.first?.at == .seconds(15 * 60))
         #expect(await waitFor { system.runningTasks.isEmpty }, "the handler completes after its 5 s of work")
-        #expect(system.pendingTaskRequests().map(\.identifier).sorted() == ["com.yourapp.apprefresh", "com.yourapp.dataprocessing"])
+        #expect(
+            system.pendingTaskRequests().map(\.identifier).sorted() == [
+                "com.yourapp.apprefresh", "com.yourapp.dataprocessing",
+            ]
+        )
 
         clock.advance(to: .seconds(30 * 60))  // both are due now; the refresh runs again
         #expect(log.deliveries.map(\.identifier) == ["com.yourapp.apprefresh", "com.yourapp.apprefresh"])
         #expect(await waitFor { system.runningTasks.isEmpty })
-        #expect(!log.deliveries.map(\.identifier).contains("com.yourapp.dataprocessing"), "on battery, in use: no processing")
+        #expect(
+            !log.deliveries.map(\.identifier).contains("com.yourapp.dataprocessing"),
+            "on battery, in use: no processing"
+        )
         let why = try #require(BGTaskScheduler.shared.eligibility(forTaskWithIdentifier: "com.yourapp.dataprocessing"))
         // Processing is rate limited too (WWDC20's factor table): the refresh ran at 30:00.
         #expect(why.unmet == [.requiresExternalPower, .deviceInUse, .rateLimited(until: .seconds(45 * 60))])
@@ -82,7 +97,11 @@ extension SeedFixtureTests {
         system.setDevice(DeviceConditions(powerSource: .externalPower, network: .wifi, isIdle: true))
         clock.runPending()
         // The processing request and the refresh resubmitted at 30:00 go in one batch (R2.16).
-        #expect(log.deliveries.suffix(2).map(\.identifier).sorted() == ["com.yourapp.apprefresh", "com.yourapp.dataprocessing"])
+        #expect(
+            log.deliveries.suffix(2).map(\.identifier).sorted() == [
+                "com.yourapp.apprefresh", "com.yourapp.dataprocessing",
+            ]
+        )
         #expect(log.deliveries.last?.at == .seconds(45 * 60))
         #expect(system.terminationReports.isEmpty)
     }
@@ -107,8 +126,10 @@ extension SeedFixtureTests {
     @Test("The same fetch delegate gets no fetch when BGTaskSchedulerPermittedIdentifiers is present (iOS 13+)")
     func fetchDisabledByTaskScheduler() {
         let manifest = AppManifest(
-            bundleIdentifier: "com.yourapp.both", permittedTaskIdentifiers: ["com.yourapp.refresh"],
-            backgroundModes: [.fetch])
+            bundleIdentifier: "com.yourapp.both",
+            permittedTaskIdentifiers: ["com.yourapp.refresh"],
+            backgroundModes: [.fetch]
+        )
         let (_, clock, log) = bootstrapScheduler(manifest: manifest)
         let delegate = FetchAppDelegate()
         UIApplication.shared.delegate = delegate

@@ -17,10 +17,20 @@ struct BGTaskSchedulerTests {
     func registerShapes() {
         let harness = SchedulerHarness()
         let refresher = Refresher()
-        #expect(harness.scheduler.register(forTaskWithIdentifier: "com.example.tests.unlisted", using: nil) { _ in } == false)
-        harness.scheduler.register(forTaskWithIdentifier: SchedulerHarness.refresh, using: .main, launchHandler: refresher.handle)
+        #expect(
+            harness.scheduler.register(forTaskWithIdentifier: "com.example.tests.unlisted", using: nil) { _ in }
+                == false
+        )
         harness.scheduler.register(
-            forTaskWithIdentifier: SchedulerHarness.cleanup, using: DispatchQueue(label: "cleanup"), launchHandler: refresher.handle)
+            forTaskWithIdentifier: SchedulerHarness.refresh,
+            using: .main,
+            launchHandler: refresher.handle
+        )
+        harness.scheduler.register(
+            forTaskWithIdentifier: SchedulerHarness.cleanup,
+            using: DispatchQueue(label: "cleanup"),
+            launchHandler: refresher.handle
+        )
     }
 
     @Test("Registering after launch finished, twice, or submitting without a handler are faults with Apple's messages")
@@ -41,7 +51,8 @@ struct BGTaskSchedulerTests {
                 "No launch handler registered for task with identifier com.example.tests.refresh",
                 "Launch handler for task with identifier com.example.tests.refresh has already been registered",
                 "All launch handlers must be registered before application finishes launching",
-            ])
+            ]
+        )
     }
 
     @Test("Pending requests come back as copies; changing a copy changes nothing")
@@ -83,7 +94,10 @@ struct BGTaskSchedulerTests {
         try scheduler.submit(BGAppRefreshTaskRequest(identifier: SchedulerHarness.refresh))
         let fromCallback = Atomic<Bool>(false)
         scheduler.getPendingTaskRequests { _ in
-            fromCallback.store((try? scheduler.submit(BGProcessingTaskRequest(identifier: SchedulerHarness.cleanup))) != nil, ordering: .sequentiallyConsistent)
+            fromCallback.store(
+                (try? scheduler.submit(BGProcessingTaskRequest(identifier: SchedulerHarness.cleanup))) != nil,
+                ordering: .sequentiallyConsistent
+            )
         }
         #expect(await waitUntil { fromCallback.load(ordering: .sequentiallyConsistent) })
         harness.clock.runPending()  // the refresh is due now
@@ -211,7 +225,9 @@ struct BGTaskSchedulerTests {
         harness.scheduler._simulateExpirationForTaskWithIdentifier(SchedulerHarness.cleanup)
         #expect(await waitUntil { expired.load(ordering: .sequentiallyConsistent) })
         #expect(harness.log.messages.contains("Simulating launch for task with identifier com.example.tests.cleanup"))
-        #expect(harness.log.messages.contains("Simulating expiration for task with identifier com.example.tests.cleanup"))
+        #expect(
+            harness.log.messages.contains("Simulating expiration for task with identifier com.example.tests.cleanup")
+        )
     }
 
     @Test("Continued processing reports progress through a Foundation Progress and can change its title")

@@ -25,7 +25,8 @@ struct SchedulerHarness {
         let manifest = AppManifest(
             bundleIdentifier: "com.example.tests",
             permittedTaskIdentifiers: [Self.refresh, Self.cleanup, "com.example.tests.continued.*"],
-            backgroundModes: modes)
+            backgroundModes: modes
+        )
         self.clock = clock
         self.log = log
         self.system = EmbeddedSystem(
@@ -40,7 +41,8 @@ struct SchedulerHarness {
                 effectObserver: { log.record($0, $1) },
                 manifest: manifest,
                 device: device
-            ))
+            )
+        )
         self.application = UIApplication(connection: system)
         self.scheduler = BGTaskScheduler(connection: system)
     }
