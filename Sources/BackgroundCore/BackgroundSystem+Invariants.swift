@@ -43,7 +43,7 @@ extension BackgroundSystem {
             found.append("tasks wait for a launch that is not under way")
         }
         for pending in record.pending.values where pending.request.kind != .fetch {
-            if record.manifest?.permits(taskIdentifier: pending.request.identifier) != true {
+            if let manifest = record.manifest, !manifest.permits(taskIdentifier: pending.request.identifier) {
                 found.append("pending request \(pending.request.identifier) is not permitted by the manifest")
             }
         }

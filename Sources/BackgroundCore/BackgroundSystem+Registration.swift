@@ -15,7 +15,14 @@ extension BackgroundSystem {
 
     mutating func install(_ manifest: AppManifest, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: manifest.bundleIdentifier, at: now)
+        let changed = apps[index].manifest != manifest
         apps[index].manifest = manifest
+        if changed { effects.append(.persist(.saveManifest(manifest))) }
+        // An update that no longer permits an identifier drops its pending request.
+        for pending in apps[index].pending.values.sorted(by: { $0.request.identifier < $1.request.identifier })
+        where pending.request.kind != .fetch && !manifest.permits(taskIdentifier: pending.request.identifier) {
+            removePending(index, identifier: pending.request.identifier, into: &effects)
+        }
         if manifest.declaresTaskSchedulerIdentifiers, apps[index].fetchInterval != nil {
             apps[index].fetchInterval = nil
             removePending(index, identifier: Self.fetchIdentifier, into: &effects)

@@ -13,6 +13,12 @@ extension BackgroundSystem {
             apps[index].lastFetchAt = state.lastFetchAt
         }
         for request in saved.pendingRequests where request.kind != .fetch {
+            if let manifest = apps[index].manifest, !manifest.permits(taskIdentifier: request.identifier) {
+                let message = "dropped restored request \"\(request.identifier)\": the manifest no longer permits it"
+                effects.append(.log(LogRecord(.warning, app: saved.app, message)))
+                effects.append(.persist(.deletePendingRequest(saved.app, identifier: request.identifier)))
+                continue
+            }
             enqueue(index, request, into: &effects)
         }
         scheduleNextFetch(index, at: now, into: &effects)

@@ -13,6 +13,9 @@ public enum StoreChange: Sendable, Hashable {
     case recordLaunch(AppID, at: Instant)
     /// Save the app's scheduling state (force-quit flag, budget, rate limit, fetch, switch).
     case saveAppState(AppID, PersistedAppState)
+    /// Save the app's manifest (installed or updated), so a restart or `bgctl why --store`
+    /// judges its requests by the same rules.
+    case saveManifest(AppManifest)
 }
 
 /// An app's durable scheduling state.

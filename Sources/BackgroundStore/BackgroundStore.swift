@@ -145,22 +145,7 @@ public final class BackgroundStore: PersistentStore, Sendable {
     /// - Parameter manifest: The manifest; it replaces any manifest saved for its app.
     /// - Throws: ``StoreError`` with code `writeFailed` or `corrupt`.
     public func saveManifest(_ manifest: AppManifest) throws(StoreError) {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let json = String(decoding: try encoder.encode(manifest), as: UTF8.self)
-            try writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO apps (bundle_id, manifest_json) VALUES (?, ?)
-                        ON CONFLICT (bundle_id) DO UPDATE SET manifest_json = excluded.manifest_json
-                        """,
-                    arguments: [manifest.bundleIdentifier.bundleIdentifier, json]
-                )
-            }
-        } catch {
-            throw StoreError(wrapping: error, as: .writeFailed, path: path, action: "cannot write to")
-        }
+        try apply([.saveManifest(manifest)], clock: WallClock(unixSecondsAtOrigin: 0))
     }
 
     /// Deletes everything the store keeps about an app (when it is uninstalled).

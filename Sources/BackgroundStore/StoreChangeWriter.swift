@@ -1,4 +1,5 @@
 import BackgroundCore
+import Foundation
 import GRDB
 
 /// Writes one batch of ``StoreChange``s inside a transaction that the caller opened.
@@ -34,11 +35,25 @@ struct StoreChangeWriter {
                 launchedApps.insert(app)
             case .saveAppState(let app, let state):
                 try saveState(state, of: app)
+            case .saveManifest(let manifest):
+                try saveManifest(manifest)
             }
         }
         for app in launchedApps {
             try pruneLaunches(of: app)
         }
+    }
+
+    private func saveManifest(_ manifest: AppManifest) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(manifest), as: UTF8.self)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO apps (bundle_id, manifest_json) VALUES (?, ?)
+                ON CONFLICT (bundle_id) DO UPDATE SET manifest_json = excluded.manifest_json
+                """
+        ).execute(arguments: [manifest.bundleIdentifier.bundleIdentifier, json])
     }
 
     private func ensureApp(_ app: AppID) throws {

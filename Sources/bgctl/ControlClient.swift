@@ -17,6 +17,14 @@ struct LiveAppOptions: ParsableArguments {
     var timeout: Double = 5
 }
 
+extension LiveAppOptions {
+    /// Options built from another command's flags (parsed, so every default is set).
+    static func with(app: String, pid: Int32, controlDirectory: String?) throws -> LiveAppOptions {
+        let directory = controlDirectory.map { ["--control-directory", $0] } ?? []
+        return try LiveAppOptions.parse(["--app", app, "--pid", String(pid)] + directory)
+    }
+}
+
 /// Sends a debug command to a running app and returns its answer.
 ///
 /// Writes `<uuid>.request` into the app's control directory (atomically), sends SIGUSR1, and

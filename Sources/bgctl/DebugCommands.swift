@@ -7,20 +7,44 @@ struct WhyCommand: ParsableCommand {
         commandName: "why",
         abstract: "Explain why a pending task request has not run, and the earliest it could.",
         discussion: """
-            Asks the running app (--pid) for the eligibility of a pending request: every unmet \
-            condition (device conditions such as external power, network or idle; timed ones \
-            such as earliestBeginDate, rate limiting or the budget), the deciding factor, and \
-            the earliest possible run. Without an identifier, explains every pending request.
+            With --pid, asks the running app for the eligibility of a pending request: every \
+            unmet condition (device conditions such as external power, network or idle; timed \
+            ones such as earliestBeginDate, rate limiting or the budget), the deciding factor, \
+            and the earliest possible run. With --store instead, answers from the app's store \
+            while it is not running, for the device described by --power, --network and --idle. \
+            Without an identifier, explains every pending request.
             """
     )
 
     @Argument(help: "The task identifier (default: every pending request).")
     var identifier: String?
 
-    @OptionGroup var live: LiveAppOptions
+    @Option(help: "The app's bundle identifier.")
+    var app: String
+
+    @Option(help: "The process identifier of the running app.")
+    var pid: Int32?
+
+    @Option(help: "The app's store (SQLite), to explain without a running process.")
+    var store: String?
+
+    @OptionGroup var device: DeviceOptions
+
+    @Option(help: "The app's control directory (default: the embedded system's default for --app).")
+    var controlDirectory: String?
 
     func run() throws {
-        try ControlClient.finish(ControlClient.send(DebugCommand(action: .why, identifier: identifier), to: live))
+        let command = DebugCommand(action: .why, identifier: identifier)
+        if let pid {
+            let live = try LiveAppOptions.with(app: app, pid: pid, controlDirectory: controlDirectory)
+            return try ControlClient.finish(ControlClient.send(command, to: live))
+        }
+        guard let store else {
+            throw ValidationError("give --pid for a running app, or --store for one that is not running")
+        }
+        try ControlClient.finish(
+            OfflineExplainer.explain(command, app: AppID(app), store: store, device: device.conditions)
+        )
     }
 }
 

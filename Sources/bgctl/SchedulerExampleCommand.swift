@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import BackgroundStore
 import Foundation
 
 /// `bgctl scheduler-example`: a service that schedules background tasks with BGTaskScheduler.
@@ -22,6 +23,9 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
     @Option(help: "The control directory for debug commands.")
     var controlDirectory: String?
 
+    @Option(help: "An SQLite store for pending requests, so they survive restarts.")
+    var store: String?
+
     func run() async throws {
         let manifest = AppManifest(
             bundleIdentifier: "com.example.scheduler",
@@ -30,11 +34,13 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
         )
         // A laptop on battery, in use: the processing task must wait for power and idleness.
         let device = DeviceConditions(powerSource: .battery, batteryLevel: 0.6, network: .wifi, isIdle: false)
+        let persistence = try store.map { try BackgroundStore(path: $0) }
         let system = EmbeddedSystem(
             configuration: .init(
                 app: manifest.bundleIdentifier,
                 policy: .server(grace: .seconds(10)),
                 manifest: manifest,
+                store: persistence,
                 device: device,
                 launchCompletion: .explicit
             )

@@ -35,6 +35,10 @@ struct ReferenceStore {
                 var record = apps[app] ?? PersistedApp(app: app)
                 record.state = state
                 apps[app] = record
+            case .saveManifest(let manifest):
+                var record = apps[manifest.bundleIdentifier] ?? PersistedApp(app: manifest.bundleIdentifier)
+                record.manifest = manifest
+                apps[manifest.bundleIdentifier] = record
             }
         }
     }

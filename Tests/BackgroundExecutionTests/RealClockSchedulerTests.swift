@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// `bgctl scheduler-example` as a real child process, driven by `bgctl` commands.
+///
+/// Real time by design (about a second): it proves the control channel between processes and
+/// that pending requests written at submission survive `kill -9`.
+@Suite("Real clock: bgctl talks to a running scheduler-example, which survives kill -9")
+struct RealClockSchedulerTests {
+    struct Run {
+        var status: Int32
+        var output: String
+    }
+
+    func bgctl(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = RealClockShutdownTests.bgctl
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("why, simulate-launch and the store: live answers, a forced run, and requests that outlive kill -9")
+    func controlAndPersistence() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-sched-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let control = folder.appendingPathComponent("control").path
+        let store = folder.appendingPathComponent("app.sqlite").path
+        let service = Process()
+        service.executableURL = RealClockShutdownTests.bgctl
+        service.arguments = ["scheduler-example", "--control-directory", control, "--store", store]
+        let output = Pipe()
+        service.standardOutput = output
+        service.standardError = FileHandle.nullDevice
+        try service.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("ready") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        let pid = String(service.processIdentifier)
+        let live = ["--app", "com.example.scheduler", "--pid", pid, "--control-directory", control]
+
+        let why = try bgctl(["why", "com.example.scheduler.cleanup"] + live)
+        #expect(why.status == 0)
+        #expect(why.output.contains("needs external power"))
+        #expect(why.output.contains("runs only while the device is idle"))
+
+        let launch = try bgctl(["simulate-launch", "com.example.scheduler.cleanup"] + live)
+        #expect(launch.output == "Simulating launch for task with identifier com.example.scheduler.cleanup\n")
+        var ran = seen
+        while !String(decoding: ran, as: UTF8.self).contains("ran com.example.scheduler.cleanup") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            ran += chunk
+        }
+        #expect(String(decoding: ran, as: UTF8.self).contains("ran com.example.scheduler.cleanup"))
+        let unknown = try bgctl(["simulate-launch", "com.example.nope"] + live)
+        #expect(unknown.status != 0)
+
+        kill(service.processIdentifier, SIGKILL)
+        service.waitUntilExit()
+        let offline = try bgctl(["why", "--app", "com.example.scheduler", "--store", store])
+        #expect(offline.status == 0)
+        #expect(offline.output.contains("com.example.scheduler.refresh (appRefresh): not eligible now"))
+        #expect(
+            !offline.output.contains("com.example.scheduler.cleanup"),
+            "the cleanup ran, so it is no longer pending"
+        )
+    }
+}
