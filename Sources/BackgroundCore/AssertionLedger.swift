@@ -42,7 +42,19 @@ public struct AssertionLedger: Sendable, Hashable {
     /// Removes and returns the assertion, or `nil` if it is unknown or already ended.
     public mutating func end(_ id: AssertionID) -> Assertion? {
         guard let index = index(of: id) else { return nil }
-        return assertions.remove(at: index)
+        return index == assertions.count - 1 ? assertions.removeLast() : assertions.remove(at: index)
+    }
+
+    /// Ends an assertion without returning its record; whether it was outstanding.
+    mutating func remove(_ id: AssertionID) -> Bool {
+        // Compare the field in place: `assertions.last` would copy (and retain) the whole record.
+        if !assertions.isEmpty, assertions[assertions.count - 1].id == id {
+            assertions.removeLast()
+            return true
+        }
+        guard let index = index(of: id) else { return false }
+        assertions.remove(at: index)
+        return true
     }
 
     /// The assertion with this identifier, if outstanding.
@@ -80,7 +92,7 @@ public struct AssertionLedger: Sendable, Hashable {
     }
 
     private func index(of id: AssertionID) -> Int? {
-        if let last = assertions.last, last.id == id { return assertions.count - 1 }
+        if !assertions.isEmpty, assertions[assertions.count - 1].id == id { return assertions.count - 1 }
         var low = 0
         var high = assertions.count
         while low < high {

@@ -14,7 +14,7 @@ extension BackgroundSystem {
         into effects: inout [Effect]
     ) {
         let index = recordIndex(for: app)
-        if let reason = denial(for: apps[index], at: now) {
+        if let reason = denial(forAppAt: index, at: now) {
             effects.append(.assertionDenied(app, name: name, reason: reason))
             effects.append(.log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")))
             return
@@ -34,12 +34,12 @@ extension BackgroundSystem {
     }
 
     /// Why an assertion cannot be granted now, or `nil` if it can.
-    private func denial(for record: AppRecord, at now: Instant) -> String? {
+    private func denial(forAppAt index: Int, at now: Instant) -> String? {
         guard policy.grantsAssertions else { return "background execution is not available on this system" }
-        guard record.state.isRunning else { return "the app is \(record.state)" }
-        if record.state == .background,
-            record.budget.expirationStarted || record.budget.remaining(at: now) <= policy.expirationLeadTime
-        {
+        let state = apps[index].state
+        guard state.isRunning else { return "the app is \(state)" }
+        let budget = apps[index].budget
+        if state == .background, budget.expirationStarted || budget.remaining(at: now) <= policy.expirationLeadTime {
             return "no background time remaining"
         }
         return nil

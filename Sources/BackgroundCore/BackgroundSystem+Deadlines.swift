@@ -15,8 +15,13 @@ enum DeadlineKind: Sendable, Hashable {
 }
 
 extension BackgroundSystem {
+    /// The earliest deadline of one app, if it has any (reads the record in place).
+    func deadline(ofAppAt index: Int) -> (at: Instant, kind: DeadlineKind)? {
+        apps.withUnsafeBufferPointer { deadline(of: $0[index]) }
+    }
+
     /// The earliest deadline of one app, if it has any.
-    func deadline(of record: AppRecord) -> (at: Instant, kind: DeadlineKind)? {
+    func deadline(of record: borrowing AppRecord) -> (at: Instant, kind: DeadlineKind)? {
         var best: (at: Instant, kind: DeadlineKind)?
         func consider(_ at: Instant?, _ kind: DeadlineKind) {
             guard let at else { return }
@@ -44,8 +49,12 @@ extension BackgroundSystem {
         var best: (at: Instant, kind: DeadlineKind, index: Int)?
         // Only apps in the background or running tasks can have deadlines; ties go to the
         // lower index, so the order does not depend on the sets' iteration order.
-        for index in backgroundApps.union(busyApps) {
-            guard let found = deadline(of: apps[index]) else { continue }
+        for index in backgroundApps {
+            guard let found = deadline(ofAppAt: index) else { continue }
+            if best == nil || (found.at, index) < (best!.at, best!.index) { best = (found.at, found.kind, index) }
+        }
+        for index in busyApps where !backgroundApps.contains(index) {
+            guard let found = deadline(ofAppAt: index) else { continue }
             if best == nil || (found.at, index) < (best!.at, best!.index) { best = (found.at, found.kind, index) }
         }
         return best

@@ -38,6 +38,7 @@ extension BackgroundSystem {
                 toExamine.append(top.app)
             }
         }
+        guard !toExamine.isEmpty else { return }
         for index in Set(toExamine).sorted() {
             examine(index, at: now, into: &effects)
         }

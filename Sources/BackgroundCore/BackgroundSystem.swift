@@ -45,6 +45,8 @@ public struct BackgroundSystem: Sendable {
     var runCount = 0
     /// The earliest per-app deadline (budgets, watchdogs, task runs), cached.
     var appDeadline: Instant?
+    /// The record index last looked up.
+    var lastLookup: Int?
     /// Apps in the background: with ``busyApps``, the only ones that can have deadlines, so
     /// finding the next deadline never scans every app.
     var backgroundApps: Set<Int> = []
@@ -89,6 +91,14 @@ public struct BackgroundSystem: Sendable {
         throws(BackgroundSystemError)
     {
         let now = max(now, self.now)
+        if nextDeadline.map({ $0 > now }) ?? true, handleInForeground(event, at: now, into: &effects) {
+            self.now = now
+            #if DEBUG
+            let violations = checkInvariants()
+            assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
+            #endif
+            return
+        }
         if let next = nextDeadline, next < now {
             var advanced = self
             var overdue: [Effect] = []
@@ -102,13 +112,78 @@ public struct BackgroundSystem: Sendable {
         self.now = now
         apply(event, at: now, into: &effects)
         runDeadlines(through: now, into: &effects)
+        let effectCount = effects.count
         dispatch(at: now, into: &effects)
-        appDeadline = earliestDeadline()?.at
+        if effects.count != effectCount { appDeadline = earliestDeadline()?.at }  // runs may have started
         updateWakeup(into: &effects)
         #if DEBUG
         let violations = checkInvariants()
         assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
         #endif
+    }
+
+    /// The fast path: beginning or ending an assertion while the app is in the foreground
+    /// changes no deadline and nothing the scheduler looks at, so the event needs none of the
+    /// deadline, dispatch and wake-up work. Returns `false` for anything else, which then takes
+    /// the full path.
+    private mutating func handleInForeground(_ event: Event, at now: Instant, into effects: inout [Effect]) -> Bool {
+        switch event {
+        case .beginAssertion(let app, let name, let origin, let hasHandler):
+            guard let id = beginAssertionInForeground(app, name: name, origin: origin, hasExpirationHandler: hasHandler, at: now)
+            else { return false }
+            effects.append(.assertionGranted(app, id))
+            return true
+        case .endAssertion(let app, let id):
+            guard let ended = endAssertionInForeground(app, id, at: now) else { return false }
+            if !ended { effects.append(.log(LogRecord(.error, app: app, Self.unknownAssertionMessage(id)))) }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// ``handle(_:at:)`` of `.beginAssertion` for an app in the foreground, without building
+    /// the event or its effects: the hot path of `beginBackgroundTask`.
+    ///
+    /// - Returns: The granted identifier, exactly as `handle` would grant it; `nil` when the
+    ///   fast path does not apply (the app is not in the foreground, a deadline is due, the
+    ///   assertion would be refused), and the caller must send the event instead.
+    public mutating func beginAssertionInForeground(
+        _ app: AppID,
+        name: String,
+        origin: CallSite,
+        hasExpirationHandler: Bool,
+        at instant: Instant
+    ) -> AssertionID? {
+        let now = max(instant, self.now)
+        guard nextDeadline.map({ $0 > now }) ?? true, let index = lookup(app), apps[index].state.isForeground,
+            policy.grantsAssertions, apps[index].ledger.count < policy.maximumOutstandingAssertions
+        else { return nil }
+        self.now = now
+        return apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasExpirationHandler)
+    }
+
+    /// ``handle(_:at:)`` of `.endAssertion` for an app in the foreground, without building the
+    /// event or its effects: the hot path of `endBackgroundTask`.
+    ///
+    /// - Returns: `true` if it ended, `false` if the identifier was unknown or already ended
+    ///   (the caller logs ``unknownAssertionMessage(_:)``), `nil` when the fast path does not
+    ///   apply and the caller must send the event instead.
+    public mutating func endAssertionInForeground(_ app: AppID, _ id: AssertionID, at instant: Instant) -> Bool? {
+        let now = max(instant, self.now)
+        guard nextDeadline.map({ $0 > now }) ?? true, let index = lookup(app), apps[index].state.isForeground else {
+            return nil
+        }
+        self.now = now
+        return apps[index].ledger.remove(id)
+    }
+
+    /// The record index of an app, remembering the last one asked for (shells serve one app,
+    /// or a few, so most lookups compare one identifier instead of hashing it).
+    mutating func lookup(_ app: AppID) -> Int? {
+        if let last = lastLookup, apps[last].id.bundleIdentifier == app.bundleIdentifier { return last }
+        lastLookup = appIndex[app]
+        return lastLookup
     }
 
     private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) {

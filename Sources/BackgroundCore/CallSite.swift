@@ -4,12 +4,20 @@
 /// which line leaked. Locations captured from literals keep their `StaticString`s and only turn
 /// into `String`s when read, which keeps `beginBackgroundTask` free of allocations for them.
 public struct CallSite: Sendable, Hashable, Codable, CustomStringConvertible {
-    private enum Storage: Sendable {
-        case literal(fileID: StaticString, function: StaticString)
-        case text(fileID: String, function: String)
+    /// Text received from elsewhere, boxed so that a literal call site stays trivially copyable.
+    private final class Text: Sendable {
+        let fileID: String
+        let function: String
+
+        init(fileID: String, function: String) {
+            self.fileID = fileID
+            self.function = function
+        }
     }
 
-    private let storage: Storage
+    private let fileLiteral: StaticString
+    private let functionLiteral: StaticString
+    private let text: Text?
 
     /// The line number, 1-based; 0 when unknown.
     public let line: UInt
@@ -22,13 +30,17 @@ public struct CallSite: Sendable, Hashable, Codable, CustomStringConvertible {
     /// }
     /// ```
     public init(fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function) {
-        self.storage = .literal(fileID: fileID, function: function)
+        self.fileLiteral = fileID
+        self.functionLiteral = function
+        self.text = nil
         self.line = line
     }
 
     /// Creates a location from text, for example one received from another process.
     public init(fileIDText: String, line: UInt, functionText: String) {
-        self.storage = .text(fileID: fileIDText, function: functionText)
+        self.fileLiteral = ""
+        self.functionLiteral = ""
+        self.text = Text(fileID: fileIDText, function: functionText)
         self.line = line
     }
 
@@ -36,20 +48,10 @@ public struct CallSite: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let unknown = CallSite(fileIDText: "<unknown>", line: 0, functionText: "<unknown>")
 
     /// The `#fileID` of the call site: `Module/File.swift`.
-    public var fileID: String {
-        switch storage {
-        case .literal(let fileID, _): return fileID.description
-        case .text(let fileID, _): return fileID
-        }
-    }
+    public var fileID: String { text?.fileID ?? fileLiteral.description }
 
     /// The `#function` of the call site, for example `uploadPendingData()`.
-    public var function: String {
-        switch storage {
-        case .literal(_, let function): return function.description
-        case .text(_, let function): return function
-        }
-    }
+    public var function: String { text?.function ?? functionLiteral.description }
 
     /// The module part of the file ID (`Module` in `Module/File.swift`).
     public var module: String {

@@ -5,10 +5,11 @@ import Logging
 extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
     func perform(_ effects: [Effect], at now: Instant) {
+        guard !effects.isEmpty else { return }
         // Durable changes first, in one transaction, before anything is answered or run.
         persist(effects.compactMap { if case .persist(let change) = $0 { change } else { nil } })
         for effect in effects {
-            configuration.effectObserver?(now, effect)
+            effectObserver?(now, effect)
             perform(effect)
         }
     }
@@ -68,7 +69,7 @@ extension EmbeddedSystem {
     }
 
     private func runExpirationHandler(_ id: AssertionID) {
-        let handler = state.withLock { $0.handlers.removeValue(forKey: id) }
+        let handler = state.withLock { $0.handlers.remove(id) }
         onMainActor { [weak self] in
             handler?()
             guard let self else { return }
@@ -91,7 +92,7 @@ extension EmbeddedSystem {
         cancelWakeup()
         switch configuration.clock {
         case .continuous:
-            let deadline = origin + instant.offset
+            let deadline = ContinuousClock.now + (instant - now)
             let task = Task.detached { [weak self] in
                 do {
                     try await Task.sleep(until: deadline, clock: .continuous)

@@ -156,7 +156,7 @@ public final class EmbeddedSystem: SystemConnection {
 
     struct State {
         var core: BackgroundSystem
-        var handlers: [AssertionID: @MainActor @Sendable () -> Void] = [:]
+        var handlers = ExpirationHandlerTable()
         var buffer: [Effect] = []
         var reports: [TerminationReport] = []
         var timerTask: Task<Void, Never>?
@@ -170,12 +170,19 @@ public final class EmbeddedSystem: SystemConnection {
     /// The configuration the system was created with.
     public let configuration: Configuration
     let state: Mutex<State>
-    let origin = ContinuousClock.now
+    /// The real clock's reading at T+0, in nanoseconds of `CLOCK_BOOTTIME` (the clock
+    /// `ContinuousClock` reads on Linux).
+    let originNanoseconds = ProcessControl.bootTimeNanoseconds()
 
     /// The app this system serves.
-    public var app: AppID { configuration.app }
+    public let app: AppID
 
-    var observed: Bool { configuration.effectObserver != nil }
+    // Copies of configuration values read on every call, kept apart so the hot paths do not
+    // touch the whole configuration.
+    let manualClock: ManualClock?
+    let effectObserver: (@Sendable (Instant, Effect) -> Void)?
+
+    var observed: Bool { effectObserver != nil }
 
     /// Creates a system, restores the app's saved state, and launches the app into the foreground.
     ///
@@ -188,6 +195,9 @@ public final class EmbeddedSystem: SystemConnection {
     /// never starts over a store it could not read.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        self.app = configuration.app
+        if case .manual(let clock) = configuration.clock { self.manualClock = clock } else { self.manualClock = nil }
+        self.effectObserver = configuration.effectObserver
         let core = BackgroundSystem(policy: configuration.policy, device: configuration.device)
         self.state = Mutex(State(core: core))
         if let manifest = configuration.manifest { deliver(.install(manifest)) }
@@ -220,10 +230,8 @@ public final class EmbeddedSystem: SystemConnection {
 
     /// The current instant on the system's clock.
     public var now: Instant {
-        switch configuration.clock {
-        case .continuous: return Instant(offset: ContinuousClock.now - origin)
-        case .manual(let clock): return clock.now
-        }
+        if let manualClock { return manualClock.now }
+        return Instant(offset: .nanoseconds(ProcessControl.bootTimeNanoseconds() - originNanoseconds))
     }
 
     // MARK: SystemConnection
@@ -233,11 +241,21 @@ public final class EmbeddedSystem: SystemConnection {
         at site: CallSite,
         expirationHandler: (@MainActor @Sendable () -> Void)?
     ) -> AssertionID? {
-        let event = Event.beginAssertion(app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil)
         let now = self.now
+        let fast = state.withLock { state -> AssertionID? in
+            let id = state.core.beginAssertionInForeground(
+                app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil, at: now)
+            if let id, let expirationHandler { state.handlers.insert(expirationHandler, for: id) }
+            return id
+        }
+        if let fast {
+            effectObserver?(now, .assertionGranted(app, fast))
+            return fast
+        }
+        let event = Event.beginAssertion(app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil)
         let (granted, effects) = state.withLock { state -> (AssertionID?, [Effect]) in
             let granted = state.handleCollectingGrant(event, at: now)
-            if let granted, let expirationHandler { state.handlers[granted] = expirationHandler }
+            if let granted, let expirationHandler { state.handlers.insert(expirationHandler, for: granted) }
             return (granted, state.takeEffects(observed: observed))
         }
         if granted == nil, let expirationHandler {
@@ -249,9 +267,22 @@ public final class EmbeddedSystem: SystemConnection {
     }
 
     public func endAssertion(_ id: AssertionID) {
+        let fast = state.withLock { state -> Bool? in
+            // With no deadline pending, the time of an end changes nothing: skip reading the clock.
+            let now = state.core.nextDeadline == nil ? state.core.now : self.now
+            let ended = state.core.endAssertionInForeground(app, id, at: now)
+            if ended != nil { _ = state.handlers.remove(id) }
+            return ended
+        }
+        if let ended = fast {
+            if !ended {
+                perform([.log(LogRecord(.error, app: app, BackgroundSystem.unknownAssertionMessage(id)))], at: self.now)
+            }
+            return
+        }
         let now = self.now
         let effects = state.withLock { state -> [Effect] in
-            state.handlers[id] = nil
+            _ = state.handlers.remove(id)
             state.handleInfallible(.endAssertion(app, id), at: now)
             return state.takeEffects(observed: observed)
         }
