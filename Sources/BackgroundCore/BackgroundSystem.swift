@@ -129,7 +129,14 @@ public struct BackgroundSystem: Sendable {
     private mutating func handleInForeground(_ event: Event, at now: Instant, into effects: inout [Effect]) -> Bool {
         switch event {
         case .beginAssertion(let app, let name, let origin, let hasHandler):
-            guard let id = beginAssertionInForeground(app, name: name, origin: origin, hasExpirationHandler: hasHandler, at: now)
+            guard
+                let id = beginAssertionInForeground(
+                    app,
+                    name: name,
+                    origin: origin,
+                    hasExpirationHandler: hasHandler,
+                    at: now
+                )
             else { return false }
             effects.append(.assertionGranted(app, id))
             return true

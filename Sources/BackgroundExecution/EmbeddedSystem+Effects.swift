@@ -47,10 +47,8 @@ extension EmbeddedSystem {
         case .backgroundRefreshStatusChanged:
             let application = state.withLock { $0.application }
             onMainActor { application?.deliverBackgroundRefreshStatusChange() }
-        case .scheduleWakeup(let at):
-            scheduleWakeup(at: at)
-        case .cancelWakeup:
-            cancelWakeup()
+        case .scheduleWakeup, .cancelWakeup:
+            syncWakeup()  // from the core's current deadline, not this effect's: effects can arrive out of order
         case .log(let record):
             configuration.logger.log(level: record.level.swiftLogLevel, "\(record.message)")
         case .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted, .taskRequestRejected:
@@ -88,36 +86,53 @@ extension EmbeddedSystem {
         }
     }
 
-    private func scheduleWakeup(at instant: Instant) {
-        cancelWakeup()
-        switch configuration.clock {
-        case .continuous:
-            let deadline = ContinuousClock.now + (instant - now)
-            let task = Task.detached { [weak self] in
-                do {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                } catch {
-                    return  // cancelled: a newer wake-up replaced this one
-                }
-                self?.deliver(.tick)
+    /// Keeps the one timer in step with the core's next deadline.
+    ///
+    /// Effects are carried out outside the lock, so two threads can carry out wake-up effects
+    /// in the opposite order from the core's; reading the deadline under the lock instead makes
+    /// the last call right whatever the order. Called after every wake-up effect and after
+    /// every timer firing.
+    func syncWakeup() {
+        let replaced = state.withLock { state -> (Task<Void, Never>?, ManualClock.Token?) in
+            let wanted = state.core.nextDeadline
+            guard wanted != state.timerDeadline else { return (nil, nil) }
+            let old = (state.timerTask, state.timerToken)
+            state.timerDeadline = wanted
+            state.timerTask = nil
+            state.timerToken = nil
+            if let wanted { arm(&state, at: wanted) }
+            return old
+        }
+        replaced.0?.cancel()
+        if let token = replaced.1 { manualClock?.cancel(token) }
+    }
+
+    private func arm(_ state: inout State, at instant: Instant) {
+        if let manualClock {
+            state.timerToken = manualClock.schedule(at: instant) { [weak self] in self?.timerFired(at: instant) }
+            return
+        }
+        let deadline = ContinuousClock.now + (instant - now)
+        state.timerTask = Task.detached { [weak self] in
+            do {
+                try await Task.sleep(until: deadline, clock: .continuous)
+            } catch {
+                return  // cancelled: a newer deadline replaced this one
             }
-            state.withLock { $0.timerTask = task }
-        case .manual(let clock):
-            let token = clock.schedule(at: instant) { [weak self] in self?.deliver(.tick) }
-            state.withLock { $0.timerToken = token }
+            self?.timerFired(at: instant)
         }
     }
 
-    private func cancelWakeup() {
-        let (task, token) = state.withLock { state in
-            defer {
+    private func timerFired(at instant: Instant) {
+        state.withLock { state in
+            if state.timerDeadline == instant {
+                state.timerDeadline = nil
                 state.timerTask = nil
                 state.timerToken = nil
             }
-            return (state.timerTask, state.timerToken)
         }
-        task?.cancel()
-        if let token, case .manual(let clock) = configuration.clock { clock.cancel(token) }
+        deliver(.tick)
+        syncWakeup()
     }
 
     static func exitStatus(for reason: TerminationReason) -> Int32 {

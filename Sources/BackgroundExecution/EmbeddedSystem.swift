@@ -161,6 +161,8 @@ public final class EmbeddedSystem: SystemConnection {
         var reports: [TerminationReport] = []
         var timerTask: Task<Void, Never>?
         var timerToken: ManualClock.Token?
+        /// The deadline the timer is armed for.
+        var timerDeadline: Instant?
         var signalSources: [SignalSource] = []
         weak var application: UIApplication?
         var taskHandlers: [String: RegisteredTaskHandler] = [:]
@@ -244,7 +246,12 @@ public final class EmbeddedSystem: SystemConnection {
         let now = self.now
         let fast = state.withLock { state -> AssertionID? in
             let id = state.core.beginAssertionInForeground(
-                app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil, at: now)
+                app,
+                name: name,
+                origin: site,
+                hasExpirationHandler: expirationHandler != nil,
+                at: now
+            )
             if let id, let expirationHandler { state.handlers.insert(expirationHandler, for: id) }
             return id
         }
