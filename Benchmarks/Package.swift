@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+//
+// Benchmarks for BackgroundExecution, kept in their own package so that the main package's
+// `swift build` / `swift test` never resolve or compile the benchmark tooling.
+//
+// Run from this directory (see ../BENCHMARKS.md):
+//
+//     swift package --allow-writing-to-package-directory benchmark --target BeginEnd
+
+import PackageDescription
+
+let package = Package(
+    name: "BackgroundExecutionBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "BackgroundExecution", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "BeginEnd",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BackgroundExecution", package: "BackgroundExecution"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/BeginEnd",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
+        .executableTarget(
+            name: "SchedulerRecompute",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BackgroundCore", package: "BackgroundExecution"),
+            ],
+            path: "Benchmarks/SchedulerRecompute",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
+        .executableTarget(
+            name: "StoreBench",
+            dependencies: [
+                .product(name: "BackgroundCore", package: "BackgroundExecution"),
+                .product(name: "BackgroundStore", package: "BackgroundExecution"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "StoreBench"
+        ),
+        // Not a benchmark: the same rows as a plain executable, for valgrind/callgrind.
+        .executableTarget(
+            name: "BeginEndProfile",
+            dependencies: [
+                .product(name: "BackgroundExecution", package: "BackgroundExecution"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
