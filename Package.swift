@@ -59,20 +59,32 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Helpers shared by the test targets (a seeded generator); not a product.
+        .target(
+            name: "BackgroundTestSupport",
+            path: "Tests/BackgroundTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundCoreTests",
-            dependencies: ["BackgroundCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "BackgroundCore", "BackgroundTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "BackgroundStoreTests",
-            dependencies: ["BackgroundStore", "BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BackgroundStore", "BackgroundCore", "BackgroundTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundCore", "BackgroundStore", "bgctl",
+                "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

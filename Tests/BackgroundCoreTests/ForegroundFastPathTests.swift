@@ -1,4 +1,5 @@
 import BackgroundCore
+import BackgroundTestSupport
 import Testing
 
 @Suite("Foreground fast path")

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundStore
+import BackgroundTestSupport
 import Foundation
 import GRDB
 import Testing

@@ -1,22 +1,8 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundTestSupport
 import Foundation
 import Testing
-
-/// SplitMix64: a seeded generator, so that every mutation replays exactly from the seed.
-private struct ManifestSplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("App manifest: fuzzing")
 struct AppManifestFuzzTests {
@@ -27,7 +13,7 @@ struct AppManifestFuzzTests {
     private static let interesting: [UInt8] = Array("<>/*.\"&;![] \n\0".utf8) + [0xFF, 0xC3, 0x80]
 
     /// `data` with one to four random byte flips, replacements, insertions, deletions or a truncation.
-    private static func mutate(_ data: Data, using rng: inout ManifestSplitMix64) -> Data {
+    private static func mutate(_ data: Data, using rng: inout SplitMix64) -> Data {
         var bytes = [UInt8](data)
         for _ in 0..<Int.random(in: 1...4, using: &rng) where !bytes.isEmpty {
             let index = Int.random(in: 0..<bytes.count, using: &rng)
@@ -44,7 +30,7 @@ struct AppManifestFuzzTests {
 
     /// Loads `rounds` mutations of `original`; returns how many loaded and how many threw.
     private static func run(_ original: Data) -> (loaded: Int, rejected: Int, problems: [String]) {
-        var rng = ManifestSplitMix64(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var loaded = 0
         var rejected = 0
         var problems: [String] = []
