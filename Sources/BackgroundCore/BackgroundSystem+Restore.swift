@@ -3,9 +3,11 @@ extension BackgroundSystem {
     mutating func restore(_ saved: PersistedApp, at now: Instant, into effects: inout [Effect]) {
         let index = recordIndex(for: saved.app, at: now)
         if let manifest = saved.manifest { apps[index].manifest = manifest }
-        apps[index].usage = UsageHistory(launches: saved.launches)
+        // Merged with what this run already knows: a launch recorded before the restore stays.
+        apps[index].usage = UsageHistory(launches: saved.launches + apps[index].usage.launches)
         if let state = saved.state {
-            apps[index].forceQuit = state.forceQuit
+            // An app in the foreground now was opened by the user, which clears the flag (S10).
+            apps[index].forceQuit = state.forceQuit && !apps[index].state.isForeground
             apps[index].refreshSwitch = state.refreshSwitch
             apps[index].runtimeBudget = state.runtimeBudget
             apps[index].lastBackgroundRunAt = state.lastBackgroundRunAt

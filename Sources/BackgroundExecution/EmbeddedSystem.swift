@@ -203,9 +203,11 @@ public final class EmbeddedSystem: SystemConnection {
         let core = BackgroundSystem(policy: configuration.policy, device: configuration.device)
         self.state = Mutex(State(core: core))
         if let manifest = configuration.manifest { deliver(.install(manifest)) }
-        restoreFromStore()
+        // This process is the app: it launches first, then its saved state comes back (requests
+        // that fell due meanwhile wait for the launch to finish, with the handlers registered).
         deliver(.launch(configuration.app, .foreground))
         deliver(.activate(configuration.app))
+        restoreFromStore()
         if configuration.launchCompletion == .firstMainActorTurn {
             onMainActor { [weak self] in self?.finishLaunching() }
         }
