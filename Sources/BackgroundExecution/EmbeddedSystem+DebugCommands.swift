@@ -21,11 +21,7 @@ extension EmbeddedSystem {
             attributes: [.posixPermissions: 0o700]
         )
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        ProcessControl.ignoreDefaultAction(of: SIGUSR1)
-        let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
-        source.setEventHandler { [weak self] in self?.answerDebugRequests(in: directory) }
-        source.resume()
-        state.withLock { $0.signalSources.append(SignalSource(source: source)) }
+        SignalPipe.listen(to: SIGUSR1) { [weak self] in self?.answerDebugRequests(in: directory) }
     }
 
     /// Answers every pending request file in the directory.

@@ -1,6 +1,10 @@
 import BackgroundCore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension EmbeddedSystem {
     /// Treats these signals as "the app moved to the background": the graceful shutdown of a
     /// Linux service with Apple's model.
@@ -18,14 +22,9 @@ extension EmbeddedSystem {
     ///
     /// - Parameter signals: Signal numbers, for example `SIGTERM` and `SIGINT`.
     public func moveToBackground(onSignals signals: [Int32]) {
-        let sources = signals.map { number in
-            ProcessControl.ignoreDefaultAction(of: number)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.receivedShutdownSignal(number) }
-            source.resume()
-            return SignalSource(source: source)
+        for number in signals {
+            SignalPipe.listen(to: number) { [weak self] in self?.receivedShutdownSignal(number) }
         }
-        state.withLock { $0.signalSources += sources }
     }
 
     private func receivedShutdownSignal(_ number: Int32) {
@@ -40,23 +39,21 @@ extension EmbeddedSystem {
     }
 }
 
-/// A dispatch signal source kept alive by the system. Dispatch sources are thread-safe; the
-/// type only lacks the annotation.
+/// A dispatch source kept alive for the process. Dispatch sources are thread-safe; the type
+/// only lacks the annotation.
 struct SignalSource: @unchecked Sendable {
-    let source: any DispatchSourceSignal
+    let source: any DispatchSourceProtocol
 }
 
 /// The process-level system calls of the embedded system, in one place.
 enum ProcessControl {
-    /// Flushes standard output and error, then ends the process with `status`.
+    /// Flushes standard output and error, then ends the process with `status` at once.
+    ///
+    /// `_exit`, not `exit`: this runs on whichever thread carried out the effect, while other
+    /// threads may hold locks that `exit`'s atexit handlers and destructors would wait for.
     static func exit(_ status: Int32) -> Never {
         fflush(nil)  // every open output stream
-        Foundation.exit(status)
-    }
-
-    /// Stops the signal's default action so a dispatch source can handle it.
-    static func ignoreDefaultAction(of signalNumber: Int32) {
-        _ = signal(signalNumber, SIG_IGN)
+        Glibc._exit(status)
     }
 
     /// The monotonic clock that also counts time asleep (`CLOCK_BOOTTIME`, what

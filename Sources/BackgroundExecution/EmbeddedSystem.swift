@@ -163,7 +163,6 @@ public final class EmbeddedSystem: SystemConnection {
         var timerToken: ManualClock.Token?
         /// The deadline the timer is armed for.
         var timerDeadline: Instant?
-        var signalSources: [SignalSource] = []
         weak var application: UIApplication?
         var taskHandlers: [String: RegisteredTaskHandler] = [:]
         var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]

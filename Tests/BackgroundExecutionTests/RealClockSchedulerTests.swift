@@ -20,6 +20,7 @@ struct RealClockSchedulerTests {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
+        RealClockShutdownTests.killIfStillRunning(process, after: .seconds(30))
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
@@ -39,6 +40,7 @@ struct RealClockSchedulerTests {
         service.standardOutput = output
         service.standardError = FileHandle.nullDevice
         try service.run()
+        RealClockShutdownTests.killIfStillRunning(service, after: .seconds(60))
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("ready") {
             let chunk = output.fileHandleForReading.availableData

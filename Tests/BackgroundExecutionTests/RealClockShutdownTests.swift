@@ -13,6 +13,15 @@ struct RealClockShutdownTests {
         var standardError: String
     }
 
+    /// Kills the child if it is still running after `limit`, so a hung child fails the test
+    /// (with a non-zero status) instead of hanging the run.
+    static func killIfStillRunning(_ process: Process, after limit: Duration) {
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit.seconds) {
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
     static var bgctl: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("bgctl")
@@ -27,6 +36,7 @@ struct RealClockShutdownTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        Self.killIfStillRunning(process, after: .seconds(30))
         // Wait for "ready" so the signal handler is installed before SIGTERM arrives.
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("ready") {

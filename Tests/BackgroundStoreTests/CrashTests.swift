@@ -30,10 +30,14 @@ struct CrashTests {
     /// The child: batches of two requests with the same number and the app's state carrying
     /// that number too, as fast as possible. After the first batch it creates `<path>.started`.
     static func writeUntilKilled(path: String) -> Never {
+        // If the parent dies first (a test run stopped by a timeout), stop instead of writing
+        // forever: an orphan is re-parented, so its parent's pid changes.
+        let parent = getppid()
         do {
             let store = try BackgroundStore(path: path)
             var n = 0
             while true {
+                if getppid() != parent { exit(1) }
                 var state = fullState()
                 state.runtimeBudget = RuntimeBudget(available: .seconds(n), updatedAt: .seconds(n))
                 try store.apply(
