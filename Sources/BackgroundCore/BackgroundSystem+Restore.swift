@@ -4,7 +4,8 @@ extension BackgroundSystem {
         let index = recordIndex(for: saved.app, at: now)
         if let manifest = saved.manifest { apps[index].manifest = manifest }
         // Merged with what this run already knows: a launch recorded before the restore stays.
-        apps[index].usage = UsageHistory(launches: saved.launches + apps[index].usage.launches)
+        let merged = (saved.launches + apps[index].usage.launches).sorted()
+        apps[index].usage = UsageHistory(launches: Array(merged.suffix(policy.scheduling.usageHistoryLimit)))
         if let state = saved.state {
             // An app in the foreground now was opened by the user, which clears the flag (S10).
             apps[index].forceQuit = state.forceQuit && !apps[index].state.isForeground
