@@ -93,7 +93,9 @@ let package = Package(
         // the way iOS apps are (Swift 5 language mode), so this target proves source compatibility.
         .testTarget(
             name: "SeedFixtureTests",
-            dependencies: ["BackgroundExecution", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BackgroundExecution", "BackgroundTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

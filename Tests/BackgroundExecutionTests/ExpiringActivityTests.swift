@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundTestSupport
 import Foundation
 import Synchronization
 import Testing

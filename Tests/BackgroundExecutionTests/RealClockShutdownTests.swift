@@ -1,3 +1,4 @@
+import BackgroundTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -76,15 +77,4 @@ final class Recorder<Value: Sendable>: Sendable {
     }
 
     var all: [Value] { values.withLock { $0 } }
-}
-
-/// Waits for a condition that another thread makes true. Polls every millisecond on the real
-/// clock because the work under test runs on Dispatch's threads, not on virtual time.
-func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
 }

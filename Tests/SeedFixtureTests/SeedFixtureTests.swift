@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundTestSupport
 import Logging
 import Testing
 
@@ -41,7 +42,7 @@ struct SeedFixtureTests {
         #expect(system.assertions.map(\.name) == ["UploadPendingData"])
         #expect(system.assertions.first?.origin.fileID == "SeedFixtureTests/UploadManager.swift")
         // The seed's own code sleeps 2 s on a global queue (real time) before it ends the task.
-        let ended = await waitUntilEmpty(system)
+        let ended = await waitUntil { system.assertions.isEmpty }
         #expect(ended)
         #expect(system.terminationReports.isEmpty)
     }
@@ -65,14 +66,5 @@ struct SeedFixtureTests {
         let task = UIApplication.shared.beginBackgroundTask(withName: "Awaited")
         await AwaitingEndFixture.finishUpload(task)
         #expect(system.assertions.isEmpty)
-    }
-
-    private func waitUntilEmpty(_ system: EmbeddedSystem) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !system.assertions.isEmpty {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -71,7 +72,7 @@ extension SeedFixtureTests {
         clock.advance(to: .seconds(15 * 60))
         #expect(log.deliveries.map(\.identifier) == ["com.yourapp.apprefresh"])
         #expect(log.deliveries.first?.at == .seconds(15 * 60))
-        #expect(await waitFor { system.runningTasks.isEmpty }, "the handler completes after its 5 s of work")
+        #expect(await waitUntil { system.runningTasks.isEmpty }, "the handler completes after its 5 s of work")
         #expect(
             system.pendingTaskRequests().map(\.identifier).sorted() == [
                 "com.yourapp.apprefresh", "com.yourapp.dataprocessing",
@@ -80,7 +81,7 @@ extension SeedFixtureTests {
 
         clock.advance(to: .seconds(30 * 60))  // both are due now; the refresh runs again
         #expect(log.deliveries.map(\.identifier) == ["com.yourapp.apprefresh", "com.yourapp.apprefresh"])
-        #expect(await waitFor { system.runningTasks.isEmpty })
+        #expect(await waitUntil { system.runningTasks.isEmpty })
         #expect(
             !log.deliveries.map(\.identifier).contains("com.yourapp.dataprocessing"),
             "on battery, in use: no processing"
@@ -119,7 +120,7 @@ extension SeedFixtureTests {
         clock.advance(by: .seconds(60))
         #expect(log.deliveries.map(\.identifier) == [BackgroundSystem.fetchIdentifier])
         // The seed's fetch takes 5 s of real time before it calls the completion handler.
-        #expect(await waitFor { system.runningTasks.isEmpty })
+        #expect(await waitUntil { system.runningTasks.isEmpty })
         #expect(system.terminationReports.isEmpty)
     }
 
@@ -137,14 +138,5 @@ extension SeedFixtureTests {
         clock.runPending()
         clock.advance(by: .seconds(24 * 3600))
         #expect(log.deliveries.isEmpty)
-    }
-
-    func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }

@@ -1,5 +1,6 @@
 import BackgroundExecution
 import BackgroundStore
+import BackgroundTestSupport
 import Foundation
 import Logging
 import Testing
