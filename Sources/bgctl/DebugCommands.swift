@@ -62,38 +62,44 @@ struct StatusCommand: ParsableCommand {
     }
 }
 
-/// `bgctl simulate-launch`: `_simulateLaunchForTaskWithIdentifier:` for a running app.
-struct SimulateLaunchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "simulate-launch",
-        abstract: "Run a pending task request now, whatever the conditions (the debugger's simulate-launch hook)."
-    )
+/// A debugger hook run against a live app: one task identifier, one action.
+protocol TaskHookCommand: ParsableCommand {
+    static var action: DebugCommand.Action { get }
+    var identifier: String { get }
+    var live: LiveAppOptions { get }
+}
 
-    @Argument(help: "The task identifier.")
-    var identifier: String
-
-    @OptionGroup var live: LiveAppOptions
-
+extension TaskHookCommand {
     func run() throws {
-        let command = DebugCommand(action: .simulateLaunch, identifier: identifier)
+        let command = DebugCommand(action: Self.action, identifier: identifier)
         try ControlClient.finish(ControlClient.send(command, to: live))
     }
 }
 
-/// `bgctl simulate-expiration`: `_simulateExpirationForTaskWithIdentifier:` for a running app.
-struct SimulateExpirationCommand: ParsableCommand {
+/// `bgctl simulate-launch`: `_simulateLaunchForTaskWithIdentifier:` for a running app.
+struct SimulateLaunchCommand: TaskHookCommand {
     static let configuration = CommandConfiguration(
-        commandName: "simulate-expiration",
-        abstract: "Expire a running task now (the debugger's simulate-expiration hook)."
+        commandName: "simulate-launch",
+        abstract: "Run a pending task request now, whatever the conditions (the debugger's simulate-launch hook)."
     )
+    static let action = DebugCommand.Action.simulateLaunch
 
     @Argument(help: "The task identifier.")
     var identifier: String
 
     @OptionGroup var live: LiveAppOptions
+}
 
-    func run() throws {
-        let command = DebugCommand(action: .simulateExpiration, identifier: identifier)
-        try ControlClient.finish(ControlClient.send(command, to: live))
-    }
+/// `bgctl simulate-expiration`: `_simulateExpirationForTaskWithIdentifier:` for a running app.
+struct SimulateExpirationCommand: TaskHookCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-expiration",
+        abstract: "Expire a running task now (the debugger's simulate-expiration hook)."
+    )
+    static let action = DebugCommand.Action.simulateExpiration
+
+    @Argument(help: "The task identifier.")
+    var identifier: String
+
+    @OptionGroup var live: LiveAppOptions
 }
