@@ -131,7 +131,7 @@ struct BGTaskSchedulerTests {
         let harness = SchedulerHarness()
         let inbox = TaskInbox()
         let expiredOn = Atomic<UInt>(0)
-        harness.scheduler.register(forTaskWithIdentifier: SchedulerHarness.refresh, using: nil) { task in
+        try harness.runRefresh { task in
             inbox.receive(task)
             task.expirationHandler = {
                 expiredOn.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .sequentiallyConsistent)
@@ -140,8 +140,6 @@ struct BGTaskSchedulerTests {
             // Block this thread until expiration has been delivered elsewhere.
             while expiredOn.load(ordering: .sequentiallyConsistent) == 0 { usleep(100) }
         }
-        try harness.scheduler.submit(BGAppRefreshTaskRequest(identifier: SchedulerHarness.refresh))
-        harness.clock.runPending()
         #expect(await waitUntil { inbox.count == 1 })
         #expect(await waitUntil { inbox.received.first?.expirationHandler != nil })
         harness.clock.advance(by: .seconds(25))  // refresh: expiration 5 s before its 30 s
@@ -157,9 +155,7 @@ struct BGTaskSchedulerTests {
     func noExpirationHandler() async throws {
         let harness = SchedulerHarness()
         let inbox = TaskInbox()
-        harness.scheduler.register(forTaskWithIdentifier: SchedulerHarness.refresh, using: nil) { inbox.receive($0) }
-        try harness.scheduler.submit(BGAppRefreshTaskRequest(identifier: SchedulerHarness.refresh))
-        harness.clock.runPending()
+        try harness.runRefresh { inbox.receive($0) }
         #expect(await waitUntil { inbox.count == 1 })
         harness.clock.advance(by: .seconds(25))
         #expect(await waitUntil { harness.system.runningTasks.isEmpty })
@@ -173,12 +169,10 @@ struct BGTaskSchedulerTests {
     func neverCompleted() async throws {
         let harness = SchedulerHarness()
         let inbox = TaskInbox()
-        harness.scheduler.register(forTaskWithIdentifier: SchedulerHarness.refresh, using: nil) { task in
+        try harness.runRefresh { task in
             task.expirationHandler = {}  // ignores expiry and never completes
             inbox.receive(task)
         }
-        try harness.scheduler.submit(BGAppRefreshTaskRequest(identifier: SchedulerHarness.refresh))
-        harness.clock.runPending()
         #expect(await waitUntil { inbox.count == 1 })
         harness.clock.advance(by: .seconds(31))
         let report = try #require(harness.system.terminationReports.last)
@@ -192,9 +186,7 @@ struct BGTaskSchedulerTests {
     func completedTwice() async throws {
         let harness = SchedulerHarness()
         let inbox = TaskInbox()
-        harness.scheduler.register(forTaskWithIdentifier: SchedulerHarness.refresh, using: nil) { inbox.receive($0) }
-        try harness.scheduler.submit(BGAppRefreshTaskRequest(identifier: SchedulerHarness.refresh))
-        harness.clock.runPending()
+        try harness.runRefresh { inbox.receive($0) }
         #expect(await waitUntil { inbox.count == 1 })
         weak let held = inbox.received.first
         held?.setTaskCompleted(success: true)

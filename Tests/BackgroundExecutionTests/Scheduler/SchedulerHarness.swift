@@ -47,6 +47,15 @@ struct SchedulerHarness {
         self.scheduler = BGTaskScheduler(connection: system)
     }
 
+    /// Registers `handler` for the refresh identifier, submits a refresh due at once, and lets
+    /// the launch finish, so the task is handed to the handler (on a background queue).
+    @MainActor
+    func runRefresh(_ handler: @escaping (BGTask) -> Void) throws {
+        scheduler.register(forTaskWithIdentifier: Self.refresh, using: nil, launchHandler: handler)
+        try scheduler.submit(BGAppRefreshTaskRequest(identifier: Self.refresh))
+        clock.runPending()
+    }
+
     /// The runs the system handed over, in order.
     var deliveries: [TaskRun] {
         log.effects.flatMap { effect -> [TaskRun] in
