@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "BackgroundCore", targets: ["BackgroundCore"]),
         .library(name: "BackgroundExecution", targets: ["BackgroundExecution"]),
         .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
+        // The test kit: a virtual device and virtual time that apps' own test suites drive.
+        .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
     ],
     dependencies: [
@@ -44,6 +46,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "BackgroundSimulator",
+            dependencies: [
+                "BackgroundCore",
+                "BackgroundExecution",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BackgroundStore",
             dependencies: ["BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
@@ -53,6 +64,7 @@ let package = Package(
             dependencies: [
                 "BackgroundCore",
                 "BackgroundExecution",
+                "BackgroundSimulator",
                 "BackgroundStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -62,6 +74,7 @@ let package = Package(
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",
+            dependencies: ["BackgroundCore"],
             path: "Tests/BackgroundTestSupport",
             swiftSettings: strictSettings
         ),
@@ -87,6 +100,11 @@ let package = Package(
                 "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundSimulatorTests",
+            dependencies: ["BackgroundSimulator", "BackgroundTestSupport", "bgctl"],
             swiftSettings: strictSettings
         ),
         // Code copied from the seed documents with only its imports changed. It is app code, written

@@ -69,7 +69,7 @@ open class BGTask: NSObject {
     }
 
     /// Takes the expiration handler for calling; `nil` if there is none or the task is complete.
-    func takeExpirationHandler() -> UncheckedSendable<(() -> Void)?> {
+    package func takeExpirationHandler() -> UncheckedSendable<(() -> Void)?> {
         UncheckedSendable(
             state.withLock { state in
                 defer { state.expirationHandler = nil }
@@ -79,6 +79,41 @@ open class BGTask: NSObject {
     }
 
     open override var description: String { "<\(type(of: self)): \(identifier)>" }
+}
+
+extension BGTask {
+    /// The task object handed to the launch handler for a run: the class matches the request's kind.
+    package static func make(for run: TaskRun, connection: any SystemConnection) -> BGTask {
+        let identifier = run.request.identifier
+        switch run.request.kind {
+        case .appRefresh, .fetch: return BGAppRefreshTask(identifier: identifier, run: run.id, connection: connection)
+        case .processing: return BGProcessingTask(identifier: identifier, run: run.id, connection: connection)
+        case .continuedProcessing:
+            return BGContinuedProcessingTask(
+                identifier: identifier,
+                run: run.id,
+                connection: connection,
+                title: run.request.title,
+                subtitle: run.request.subtitle
+            )
+        }
+    }
+}
+
+/// The fetch completion handler handed to the delegate: reports once to the system.
+package final class FetchCompletion: Sendable {
+    private let connection: any SystemConnection
+    private let run: TaskRunID
+
+    package init(connection: any SystemConnection, run: TaskRunID) {
+        self.connection = connection
+        self.run = run
+    }
+
+    /// Reports the fetch's result; `.failed` counts as an unsuccessful run.
+    package func call(_ result: UIBackgroundFetchResult) {
+        connection.completeTask(run, success: result != .failed)
+    }
 }
 
 /// A refresh task: up to 30 seconds to update the app's content.
@@ -137,7 +172,7 @@ final class ReportingProgress: Progress, @unchecked Sendable {
 
 /// A value moved across threads where Apple's API does the same without `Sendable` (launch
 /// handlers, expiration handlers): their thread-safety is the app's, as on iOS.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 }

@@ -67,7 +67,7 @@ extension BGTaskScheduler {
         /// `catch BGTaskScheduler.Error.immediateRunIneligible`.
         public static var immediateRunIneligible: Code { .immediateRunIneligible }
 
-        init(_ rejection: SubmissionRejection) {
+        package init(rejection: SubmissionRejection) {
             self.init(Code(rawValue: rejection.rawValue) ?? .unavailable)
         }
     }

@@ -3,11 +3,16 @@ import Dispatch
 import Foundation
 
 /// A launch handler and the queue it runs on.
-struct RegisteredTaskHandler: @unchecked Sendable {
+package struct RegisteredTaskHandler: @unchecked Sendable {
     // Apple's API calls the handler on the app's queue without Sendable; its thread-safety is
     // the app's, as on iOS.
-    let queue: DispatchQueue?
-    let handler: (BGTask) -> Void
+    package let queue: DispatchQueue?
+    package let handler: (BGTask) -> Void
+
+    package init(queue: DispatchQueue?, handler: @escaping (BGTask) -> Void) {
+        self.queue = queue
+        self.handler = handler
+    }
 }
 
 extension EmbeddedSystem {
@@ -34,7 +39,7 @@ extension EmbeddedSystem {
             if case .taskRequestRejected(_, _, let code) = effect { rejection = code }
         }
         perform(effects.list, at: effects.at)
-        if let rejection { throw BGTaskScheduler.Error(rejection) }
+        if let rejection { throw BGTaskScheduler.Error(rejection: rejection) }
     }
 
     public func cancelTaskRequest(identifier: String) {
@@ -105,29 +110,13 @@ extension EmbeddedSystem {
                 deliverFetch(run)
                 continue
             }
-            let task = UncheckedSendable(makeTask(for: run))
+            let task = UncheckedSendable(BGTask.make(for: run, connection: self))
             let registration = state.withLock { state -> RegisteredTaskHandler? in
                 state.liveTasks[run.id] = task
                 return state.taskHandlers[run.request.identifier]
             }
             guard let registration else { continue }  // the core faulted already: no handler
             (registration.queue ?? .global()).async { registration.handler(task.value) }
-        }
-    }
-
-    private func makeTask(for run: TaskRun) -> BGTask {
-        let identifier = run.request.identifier
-        switch run.request.kind {
-        case .appRefresh, .fetch: return BGAppRefreshTask(identifier: identifier, run: run.id, connection: self)
-        case .processing: return BGProcessingTask(identifier: identifier, run: run.id, connection: self)
-        case .continuedProcessing:
-            return BGContinuedProcessingTask(
-                identifier: identifier,
-                run: run.id,
-                connection: self,
-                title: run.request.title,
-                subtitle: run.request.subtitle
-            )
         }
     }
 
@@ -151,7 +140,7 @@ extension EmbeddedSystem {
         let application = state.withLock { $0.application }
         onMainActor { [weak self] in
             guard let self else { return }
-            let completion = FetchCompletion(system: self, run: run.id)
+            let completion = FetchCompletion(connection: self, run: run.id)
             if let application, let delegate = application.delegate {
                 delegate.application(application, performFetchWithCompletionHandler: completion.call)
             } else {
@@ -168,20 +157,5 @@ extension EmbeddedSystem {
         } catch {
             configuration.logger.error("could not persist \(changes.count) change(s): \(error)")
         }
-    }
-}
-
-/// The fetch completion handler handed to the delegate: reports once, ignores later calls.
-final class FetchCompletion: Sendable {
-    private let system: EmbeddedSystem
-    private let run: TaskRunID
-
-    init(system: EmbeddedSystem, run: TaskRunID) {
-        self.system = system
-        self.run = run
-    }
-
-    func call(_ result: UIBackgroundFetchResult) {
-        system.deliver(.completeTask(system.app, run, success: result != .failed))
     }
 }

@@ -25,7 +25,7 @@ extension UIApplication {
 
     /// Posts the notification and calls the delegate method for a state change, on the main actor.
     @MainActor
-    func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
+    package func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
         let center = NotificationCenter.default
         switch (old, new) {
         case (.notRunning, .inactive), (.terminated, .inactive):
@@ -51,7 +51,7 @@ extension UIApplication {
 
     /// Calls `applicationDidEnterBackground(_:)` and posts `didEnterBackgroundNotification`.
     @MainActor
-    func deliverDidEnterBackground() {
+    package func deliverDidEnterBackground() {
         delegate?.applicationDidEnterBackground(self)
         NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
     }
@@ -60,7 +60,7 @@ extension UIApplication {
     /// `didFinishLaunchingNotification`. After a resume there is nothing to call yet: the work
     /// the app was woken for is delivered by the scheduler that woke it.
     @MainActor
-    func deliverBackgroundWake() {
+    package func deliverBackgroundWake() {
         guard !hasFinishedLaunching else { return }
         hasFinishedLaunching = true
         _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
@@ -69,7 +69,7 @@ extension UIApplication {
 
     /// Posts `backgroundRefreshStatusDidChangeNotification`.
     @MainActor
-    func deliverBackgroundRefreshStatusChange() {
+    package func deliverBackgroundRefreshStatusChange() {
         NotificationCenter.default.post(name: Self.backgroundRefreshStatusDidChangeNotification, object: self)
     }
 }

@@ -68,6 +68,19 @@ public final class UIApplication: Sendable {
         return application
     }
 
+    /// Runs `body` with ``shared`` (and so `BGTaskScheduler.shared`) answering `application`,
+    /// then puts the previous one back: how the simulator runs each app's code against its own
+    /// application object while many apps share one process.
+    package static func withShared<Result>(_ application: UIApplication, _ body: () throws -> Result) rethrows -> Result
+    {
+        let previous = sharedStorage.withLock { stored in
+            defer { stored = application }
+            return stored
+        }
+        defer { sharedStorage.withLock { $0 = previous } }
+        return try body()
+    }
+
     /// The app's state: Apple's three values (S7).
     public enum State: Int, Sendable, Hashable, CustomStringConvertible {
         /// In the foreground, receiving events.

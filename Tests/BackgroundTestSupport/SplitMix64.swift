@@ -1,16 +1,5 @@
-/// SplitMix64: a small seeded generator, so that every randomized test replays exactly from its
-/// seed (swift-collections' `RepeatableRandomNumberGenerator` plays the same part).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+public import BackgroundCore
 
-    /// Creates a generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator the tests use: the core's, so that a test's seed and the simulator's
+/// mean the same sequence.
+public typealias SplitMix64 = BackgroundCore.SplitMix64

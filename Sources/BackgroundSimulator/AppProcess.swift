@@ -1,0 +1,142 @@
+public import BackgroundCore
+public import BackgroundExecution
+
+/// One run of a simulated app's process, from its launch to its end: what its launch code
+/// receives.
+///
+/// A process holds what a real one would lose when it ends: its `UIApplication`, its delegate,
+/// its registered launch handlers and its tasks. Work scheduled with ``after(_:_:)`` belongs to
+/// it: it waits while the process is suspended and is dropped when the process ends.
+@MainActor
+public final class AppProcess {
+    /// The app.
+    public let app: AppID
+    /// How this process was launched: by the user (foreground) or the system (background).
+    public let launchKind: LaunchKind
+    /// The process's application object; `UIApplication.shared` while its code runs.
+    public private(set) var application: UIApplication!
+    unowned let simulator: Simulator
+    let serial: Int
+    var isAlive = true
+    var isFrozen = false
+    var deferred: [@MainActor () -> Void] = []
+    var mainThreadFreeAt: Instant = .zero
+    var expirationHandlers: [AssertionID: @MainActor @Sendable () -> Void] = [:]
+    var taskHandlers: [String: RegisteredTaskHandler] = [:]
+    var liveTasks: [TaskRunID: BGTask] = [:]
+    var hasFinishedLaunching = false
+    private var kept: [AnyObject] = []
+
+    init(app: AppID, launchKind: LaunchKind, serial: Int, simulator: Simulator) {
+        self.app = app
+        self.launchKind = launchKind
+        self.serial = serial
+        self.simulator = simulator
+        self.application = UIApplication(connection: SimulatedConnection(process: self, simulator: simulator))
+    }
+
+    /// The app's delegate, kept alive for the life of the process (`UIApplication` holds its
+    /// delegate weakly, as UIKit does). Set it in the launch code.
+    public var delegate: (any UIApplicationDelegate)? {
+        didSet {
+            application.delegate = delegate
+            if let delegate { kept.append(delegate) }
+        }
+    }
+
+    /// Keeps `object` alive as long as the process runs (app state a real process would hold).
+    public func keep(_ object: AnyObject) {
+        kept.append(object)
+    }
+
+    /// Runs `work` `delay` from now, as this process's code, in virtual time.
+    public func after(_ delay: Duration, _ work: @escaping @MainActor () -> Void) {
+        simulator.schedule(at: simulator.now + delay, .app(self, work))
+    }
+
+    /// Keeps the process's main thread busy for `duration`, as slow synchronous code would: its
+    /// other main-actor work, and the return of the callback running now, wait until then. Use
+    /// it to model a slow expiration handler or a slow `applicationDidEnterBackground(_:)`.
+    public func blockMainThread(for duration: Duration) {
+        mainThreadFreeAt = max(mainThreadFreeAt, simulator.now) + duration
+    }
+
+    /// Whether the process is still running (not ended by the system, the user or a reboot).
+    public var isRunning: Bool { isAlive }
+
+    func end() {
+        isAlive = false
+        deferred = []
+        expirationHandlers = [:]
+        taskHandlers = [:]
+        liveTasks = [:]
+        kept = []
+    }
+}
+
+/// An installed app: its identity, manifest and launch code.
+struct InstalledApp {
+    let id: AppID
+    let manifest: AppManifest
+    let launch: @MainActor (AppProcess) -> Void
+}
+
+extension Simulator {
+    /// Installs an app.
+    ///
+    /// - Parameters:
+    ///   - app: The app's bundle identifier.
+    ///   - manifest: Its `Info.plist` keys; defaults to none (no task identifier permitted).
+    ///   - launch: Runs at every launch of its process, foreground or background, before the
+    ///     launch finishes: register launch handlers, set the delegate, submit requests.
+    /// - Returns: The app's identifier, for the drivers and queries.
+    @discardableResult
+    public func install(
+        _ app: AppID,
+        manifest: AppManifest? = nil,
+        launch: @escaping @MainActor (AppProcess) -> Void = { _ in }
+    ) -> AppID {
+        let manifest = manifest ?? AppManifest(bundleIdentifier: app)
+        installed.removeAll { $0.id == app }
+        installed.append(InstalledApp(id: app, manifest: manifest, launch: launch))
+        send(.install(manifest))
+        return app
+    }
+
+    /// Installs an app whose manifest permits these task identifiers and background modes.
+    @discardableResult
+    public func install(
+        _ app: AppID,
+        permittedTaskIdentifiers: [String],
+        backgroundModes: Set<BackgroundMode> = [],
+        launch: @escaping @MainActor (AppProcess) -> Void = { _ in }
+    ) -> AppID {
+        let manifest = AppManifest(
+            bundleIdentifier: app,
+            permittedTaskIdentifiers: permittedTaskIdentifiers,
+            backgroundModes: backgroundModes
+        )
+        return install(app, manifest: manifest, launch: launch)
+    }
+
+    /// Starts a process for an app the system launched or the user opened; its launch code
+    /// runs first among its main-actor work.
+    @discardableResult
+    func startProcess(_ app: AppID, kind: LaunchKind) -> AppProcess {
+        processes[app]?.end()
+        nextProcessSerial += 1
+        let process = AppProcess(app: app, launchKind: kind, serial: nextProcessSerial, simulator: self)
+        processes[app] = process
+        let launch = installed.first { $0.id == app }?.launch
+        schedule(at: now, .app(process, { launch?(process) }))
+        return process
+    }
+
+    /// Ends an app's process: its pending work, handlers and tasks go with it.
+    func endProcess(_ app: AppID) {
+        processes.removeValue(forKey: app)?.end()
+        backgroundApps.remove(app)
+        lastBudgetSample[app] = nil
+        if foregroundApp == app { foregroundApp = nil }
+    }
+}

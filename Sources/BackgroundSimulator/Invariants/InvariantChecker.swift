@@ -1,0 +1,296 @@
+import BackgroundCore
+
+/// Checks the system's rules after every event the simulator hands it, from the outside: it
+/// sees only events, effects and the system's public answers, as a test would.
+///
+/// What it enforces is ``InvariantViolation/Invariant``. Two exemptions, both deliberate: runs
+/// started by the debugger's `simulateLaunch` skip the task conditions (Apple's hook ignores
+/// them too), and a battery that runs out ends every process without reports, as on a phone.
+struct InvariantChecker {
+    private struct Promise {
+        let submittedAt: Instant
+        let earliest: Instant
+    }
+
+    private struct PromiseKey: Hashable {
+        let app: AppID
+        let identifier: String
+    }
+
+    let policy: SystemPolicy
+    let enabled: Bool
+    private(set) var violations: [InvariantViolation] = []
+    private var reported = 0
+    /// Held assertions, and whether each has an expiration handler.
+    private var held: [AppID: [AssertionID: Bool]] = [:]
+    private var everGranted: [AppID: Set<AssertionID>] = [:]
+    private var expirationDelivered: Set<AppID> = []
+    private var expiredTasks: Set<TaskRunID> = []
+    private var callbackOutstanding: Set<AppID> = []
+    private var running: [AppID: Set<TaskRunID>] = [:]
+    private var debugRuns: Set<TaskRunID> = []
+    private var promises: [PromiseKey: Promise] = [:]
+
+    init(policy: SystemPolicy, enabled: Bool) {
+        self.policy = policy
+        self.enabled = enabled
+    }
+
+    /// The violations found since the last call.
+    mutating func takeNew() -> ArraySlice<InvariantViolation> {
+        defer { reported = violations.count }
+        return violations[reported...]
+    }
+
+    mutating func add(_ violation: InvariantViolation) {
+        violations.append(violation)
+    }
+
+    /// Checks an event's effects and the state they left.
+    mutating func observe(_ event: Event, _ effects: [Effect], core: BackgroundSystem, at now: Instant) {
+        guard enabled else { return }
+        var hasHandler = false
+        switch event {
+        case .beginAssertion(_, _, _, let handler): hasHandler = handler
+        case .endAssertion(let app, let id): held[app]?[id] = nil
+        case .didEnterBackgroundReturned(let app), .backgroundWakeReturned(let app): callbackOutstanding.remove(app)
+        default: break
+        }
+        let debugLaunch: Bool
+        if case .simulateLaunch = event { debugLaunch = true } else { debugLaunch = false }
+        var touched: Set<AppID> = event.app.map { [$0] } ?? []
+        for effect in effects {
+            if let app = effect.app { touched.insert(app) }
+            observe(effect, hasHandler: hasHandler, debugLaunch: debugLaunch, core: core, at: now)
+        }
+        checkLimits(of: touched, core: core, at: now)
+        updatePromises(of: touched, core: core, at: now)
+    }
+
+    private mutating func observe(
+        _ effect: Effect,
+        hasHandler: Bool,
+        debugLaunch: Bool,
+        core: BackgroundSystem,
+        at now: Instant
+    ) {
+        switch effect {
+        case .assertionGranted(let app, let id):
+            if !everGranted[app, default: []].insert(id).inserted {
+                add(.init(.assertionEndsOnce, "assertion #\(id.rawValue) was granted twice", at: now, app: app))
+            }
+            held[app, default: [:]][id] = hasHandler
+        case .runExpirationHandler(let app, let id):
+            expirationDelivered.insert(app)
+            if held[app]?[id] == nil {
+                add(
+                    .init(
+                        .assertionEndsOnce,
+                        "expiration handler of #\(id.rawValue) called after it ended",
+                        at: now,
+                        app: app
+                    )
+                )
+            }
+        case .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app):
+            callbackOutstanding.insert(app)
+        case .expireTask(_, let id):
+            expiredTasks.insert(id)
+        case .runTasks(let app, let runs):
+            for run in runs {
+                if debugLaunch {
+                    debugRuns.insert(run.id)
+                } else {
+                    checkConditions(of: run, app: app, device: core.currentDevice, at: now)
+                }
+                running[app, default: []].insert(run.id)
+            }
+        case .taskFinished(let app, let id, _):
+            running[app]?.remove(id)
+            debugRuns.remove(id)
+        case .stateChanged(let app, _, .suspended):
+            if let ids = held[app], !ids.isEmpty {
+                let names = ids.keys.sorted().map { "#\($0.rawValue)" }.joined(separator: ", ")
+                add(.init(.assertionEndsOnce, "suspended while holding \(names)", at: now, app: app))
+            }
+        case .terminate(let app, let report), .exit(let app, _, let report):
+            checkTermination(app, report, at: now)
+        default:
+            break
+        }
+    }
+
+    private mutating func checkConditions(of run: TaskRun, app: AppID, device: DeviceConditions, at now: Instant) {
+        let request = run.request
+        if let earliest = request.earliestBegin, now < earliest {
+            add(
+                .init(
+                    .taskConditionsHold,
+                    "\"\(request.identifier)\" ran before its earliest date \(earliest)",
+                    at: now,
+                    app: app
+                )
+            )
+        }
+        if request.requiresExternalPower && device.powerSource != .externalPower {
+            add(.init(.taskConditionsHold, "\"\(request.identifier)\" ran without external power", at: now, app: app))
+        }
+        if request.requiresNetworkConnectivity && !device.hasNetwork {
+            add(.init(.taskConditionsHold, "\"\(request.identifier)\" ran without a network", at: now, app: app))
+        }
+        let key = PromiseKey(app: app, identifier: request.identifier)
+        if let promise = promises.removeValue(forKey: key), promise.submittedAt == request.submittedAt,
+            now < promise.earliest
+        {
+            let message =
+                "\"\(request.identifier)\" ran at \(now), but its explanation said not before \(promise.earliest)"
+            add(.init(.honestExplanations, message, at: now, app: app))
+        }
+    }
+
+    private mutating func checkTermination(_ app: AppID, _ report: TerminationReport, at now: Instant) {
+        let holding = held[app] ?? [:]
+        let named = Set(report.leakedAssertions.map(\.id))
+        let unnamed = holding.keys.filter { !named.contains($0) }.sorted()
+        if !unnamed.isEmpty {
+            let list = unnamed.map { "#\($0.rawValue)" }.joined(separator: ", ")
+            add(.init(.assertionEndsOnce, "ended (\(report.reason)) without naming \(list)", at: now, app: app))
+        }
+        if report.code == .watchdogTimeout && !callbackOutstanding.contains(app) {
+            let withHandlers = report.leakedAssertions.filter { holding[$0.id] == true }
+            if !withHandlers.isEmpty && !expirationDelivered.contains(app) {
+                add(
+                    .init(
+                        .expirationBeforeWatchdog,
+                        "killed holding \"\(withHandlers[0].name)\" before any expiration handler ran",
+                        at: now,
+                        app: app
+                    )
+                )
+            } else if withHandlers.isEmpty, !report.uncompletedTasks.isEmpty,
+                !report.uncompletedTasks.contains(where: { expiredTasks.contains($0.run) })
+            {
+                let task = report.uncompletedTasks[0].identifier
+                add(
+                    .init(
+                        .expirationBeforeWatchdog,
+                        "killed running \"\(task)\" before it was expired",
+                        at: now,
+                        app: app
+                    )
+                )
+            }
+        }
+        held[app] = nil
+        expirationDelivered.remove(app)
+        callbackOutstanding.remove(app)
+        running[app] = nil
+    }
+
+    private mutating func checkLimits(of apps: Set<AppID>, core: BackgroundSystem, at now: Instant) {
+        let scheduling = policy.scheduling
+        for app in apps {
+            let pending = core.pendingRequests(of: app)
+            let limits: [(TaskKind, Int)] = [
+                (.appRefresh, scheduling.maximumPendingRefreshRequests),
+                (.processing, scheduling.maximumPendingProcessingRequests),
+                (.continuedProcessing, scheduling.maximumPendingContinuedRequests),
+            ]
+            for (kind, limit) in limits {
+                let count = pending.count { $0.kind == kind }
+                if count > limit {
+                    add(.init(.limitsHold, "\(count) pending \(kind) requests, limit \(limit)", at: now, app: app))
+                }
+            }
+            if let remaining = core.backgroundTimeRemaining(of: app, at: now),
+                remaining < .zero || remaining > policy.backgroundTimeBudget
+            {
+                add(
+                    .init(
+                        .limitsHold,
+                        "background time remaining \(remaining) outside 0...\(policy.backgroundTimeBudget)",
+                        at: now,
+                        app: app
+                    )
+                )
+            }
+        }
+        let busy = running.filter { !$0.value.subtracting(debugRuns).isEmpty }.count
+        if busy > scheduling.maximumAppsRunningTasks {
+            add(
+                .init(
+                    .limitsHold,
+                    "\(busy) apps running tasks at once, limit \(scheduling.maximumAppsRunningTasks)",
+                    at: now
+                )
+            )
+        }
+    }
+
+    /// Remembers, for each pending request of the apps an event touched, the earliest run its
+    /// explanation promises; a run before it is a lie.
+    private mutating func updatePromises(of apps: Set<AppID>, core: BackgroundSystem, at now: Instant) {
+        for app in apps {
+            for request in core.pendingRequests(of: app) {
+                guard let why = core.eligibility(of: app, identifier: request.identifier, at: now) else { continue }
+                let key = PromiseKey(app: app, identifier: request.identifier)
+                promises[key] = Promise(submittedAt: request.submittedAt, earliest: why.earliestRun)
+            }
+        }
+    }
+
+    /// Code of the app is about to run: only a running (not suspended, not ended) app runs code.
+    mutating func appCodeRuns(_ app: AppID, state: AppLifecycleState, at now: Instant) {
+        guard enabled, !state.isRunning else { return }
+        add(.init(.suspendedAppRunsNoCode, "app code ran while \(state)", at: now, app: app))
+    }
+
+    /// The system restarted: every process ended with it.
+    mutating func systemRestarted() {
+        held = [:]
+        expirationDelivered = []
+        callbackOutstanding = []
+        running = [:]
+        debugRuns = []
+        promises = [:]
+    }
+
+    /// After a restart, every request pending before it is pending again.
+    mutating func checkRestored(_ before: [(AppID, [TaskRequest])], core: BackgroundSystem, at now: Instant) {
+        guard enabled else { return }
+        for (app, requests) in before {
+            let after = Set(core.pendingRequests(of: app).map(\.identifier))
+            for request in requests where request.kind != .fetch && !after.contains(request.identifier) {
+                add(
+                    .init(
+                        .rebootKeepsRequests,
+                        "\"\(request.identifier)\" was pending before the reboot and is gone",
+                        at: now,
+                        app: app
+                    )
+                )
+            }
+        }
+    }
+}
+
+extension Event {
+    /// The app an event concerns, if one.
+    var app: AppID? {
+        switch self {
+        case .launch(let app, _), .activate(let app), .deactivate(let app), .enterBackground(let app),
+            .enterForeground(let app), .resumeInBackground(let app), .didEnterBackgroundReturned(let app),
+            .backgroundWakeReturned(let app), .beginAssertion(let app, _, _, _), .endAssertion(let app, _),
+            .expirationHandlerReturned(let app, _), .terminate(let app, _), .finishLaunching(let app),
+            .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
+            .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),
+            .userCancelledTask(let app, _), .setMinimumBackgroundFetchInterval(let app, _),
+            .simulateLaunch(let app, _), .simulateExpiration(let app, _):
+            return app
+        case .install(let manifest): return manifest.bundleIdentifier
+        case .restore(let saved): return saved.app
+        case .setBackgroundRefresh(.appSwitch(let app, _)): return app
+        case .setBackgroundRefresh, .tick, .setDevice: return nil
+        }
+    }
+}

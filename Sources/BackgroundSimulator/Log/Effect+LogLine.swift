@@ -1,0 +1,31 @@
+public import BackgroundCore
+
+extension Effect {
+    /// The effect as one line of a log, or `nil` for bookkeeping that is not worth a line
+    /// (wake-up timers, store writes, answers the caller already has).
+    public var logLine: String? {
+        switch self {
+        case .assertionGranted(_, let id): return "assertion #\(id.rawValue) granted"
+        case .assertionDenied(_, let name, let reason): return "\"\(name)\" not granted (\(reason))"
+        case .runExpirationHandler(_, let id): return "calling the expiration handler of #\(id.rawValue)"
+        case .stateChanged(_, let from, let to): return "\(from) → \(to)"
+        case .exit(_, let status, _): return "process exits with status \(status)"
+        case .terminate(_, let report):
+            let code = report.code.map { " \($0)" } ?? ""
+            return "terminated\(code): \(report.reason)"
+        case .backgroundRefreshStatusChanged(_, let status): return "Background App Refresh \(status)"
+        case .log(let record) where record.level >= .notice: return record.message
+        case .runTasks(_, let runs):
+            return "runs " + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
+        case .expireTask(_, let id): return "expiring \(id)"
+        case .taskFinished(_, let id, let outcome): return "\(id) \(outcome.rawValue)"
+        case .taskRequestAccepted(_, let request): return "accepted \(request)"
+        case .taskRequestRejected(_, let identifier, let code): return "submit(\"\(identifier)\") refused: \(code)"
+        case .fault(_, let message): return "fault: \(message)"
+        case .taskHandlerRefused(_, let identifier): return "register(\"\(identifier)\") refused"
+        case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
+            .taskHandlerRegistered, .persist:
+            return nil
+        }
+    }
+}

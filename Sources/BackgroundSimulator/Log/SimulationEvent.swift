@@ -1,0 +1,138 @@
+public import BackgroundCore
+
+/// One line of the simulation's event log: something the user, the device or the system did.
+public struct SimulationEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: Sendable, Hashable {
+        /// The simulated user did something.
+        case user(UserAction)
+        /// The device changed; the state after the change.
+        case device(DeviceChange, DeviceState)
+        /// The system decided something (an effect of the core).
+        case system(Effect)
+        /// An app's remaining background time, sampled when it changes course.
+        case budget(AppID, remaining: Duration)
+        /// App code ran (a launch, a handler, scheduled work), for the log's reader.
+        case appCode(AppID, String)
+        /// A note from the test or the scenario.
+        case note(String)
+        /// An invariant did not hold.
+        case violation(InvariantViolation)
+    }
+
+    /// When.
+    public var at: Instant
+    /// What.
+    public var kind: Kind
+
+    /// Creates an event.
+    public init(at: Instant, kind: Kind) {
+        self.at = at
+        self.kind = kind
+    }
+
+    /// The app the event concerns, if any.
+    public var app: AppID? {
+        switch kind {
+        case .user(let action): return action.app
+        case .device, .note: return nil
+        case .system(let effect): return effect.app
+        case .budget(let app, _), .appCode(let app, _): return app
+        case .violation(let violation): return violation.app
+        }
+    }
+}
+
+/// Something the simulated user does.
+public enum UserAction: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Taps the app's icon: launches it or brings it to the foreground.
+    case open(AppID)
+    /// Goes to the home screen: the foreground app moves to the background.
+    case goHome
+    /// Swipes the app away in the app switcher.
+    case forceQuit(AppID)
+    /// Locks the device (screen off); the foreground app moves to the background.
+    case lock
+    /// Unlocks the device (to the home screen).
+    case unlock
+
+    /// The app acted on, if any.
+    public var app: AppID? {
+        switch self {
+        case .open(let app), .forceQuit(let app): return app
+        case .goHome, .lock, .unlock: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .open(let app): return "user opens \(app)"
+        case .goHome: return "user goes to the home screen"
+        case .forceQuit(let app): return "user force-quits \(app)"
+        case .lock: return "user locks the device"
+        case .unlock: return "user unlocks the device"
+        }
+    }
+}
+
+/// A change of the simulated device.
+public enum DeviceChange: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The charger was connected.
+    case pluggedIn
+    /// The charger was disconnected.
+    case unplugged
+    /// The battery reached this level (every whole percent, and any level set by hand).
+    case batteryLevel(Double)
+    /// The network changed.
+    case network(DeviceConditions.Network, metered: Bool)
+    /// Low Power Mode switched; `automatic` when the device did it (threshold or charge).
+    case lowPowerMode(Bool, automatic: Bool)
+    /// The user went away (idle) or came back.
+    case idle(Bool)
+    /// The screen locked or unlocked.
+    case locked(Bool)
+    /// A Background App Refresh switch changed.
+    case backgroundAppRefresh(BackgroundRefreshSetting)
+    /// The device restarted; the system's persisted state was read back.
+    case reboot
+    /// The battery ran out: the device switched off, and every app with it.
+    case shutdown
+    /// The device switched on again (plugged in after running out).
+    case powerOn
+
+    public var description: String {
+        switch self {
+        case .pluggedIn: return "plugged in"
+        case .unplugged: return "unplugged"
+        case .batteryLevel(let level): return "battery \(Int((level * 100).rounded())) %"
+        case .network(let network, let metered):
+            return "network \(network.rawValue)\(metered ? " (metered)" : "")"
+        case .lowPowerMode(let on, let automatic):
+            return "Low Power Mode \(on ? "on" : "off")\(automatic ? " (automatic)" : "")"
+        case .idle(let idle): return idle ? "user away (idle)" : "user back (not idle)"
+        case .locked(let locked): return locked ? "screen locked" : "screen unlocked"
+        case .backgroundAppRefresh(let setting): return "Background App Refresh: \(setting)"
+        case .reboot: return "reboot"
+        case .shutdown: return "battery empty: device off"
+        case .powerOn: return "device on"
+        }
+    }
+}
+
+extension Effect {
+    /// The app an effect concerns, if any.
+    public var app: AppID? {
+        switch self {
+        case .assertionGranted(let app, _), .assertionDenied(let app, _, _), .runExpirationHandler(let app, _),
+            .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app), .stateChanged(let app, _, _),
+            .suspend(let app), .exit(let app, _, _), .terminate(let app, _),
+            .backgroundRefreshStatusChanged(let app, _),
+            .taskHandlerRegistered(let app, _), .taskHandlerRefused(let app, _), .taskRequestAccepted(let app, _),
+            .taskRequestRejected(let app, _, _), .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _),
+            .taskFinished(let app, _, _):
+            return app
+        case .log(let record): return record.app
+        case .scheduleWakeup, .cancelWakeup, .persist: return nil
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import BackgroundCore
+import BackgroundExecution
+import Dispatch
+import Foundation
+
+/// The link between one process's `UIApplication` and the simulator.
+///
+/// Every call lands on the simulator, on the main actor, tagged with this process: an app
+/// only ever reaches its own assertions, requests and tasks, and calls from a process that
+/// has ended are ignored (as they could not happen on a device).
+final class SimulatedConnection: SystemConnection {
+    let app: AppID
+    private unowned let simulator: Simulator
+    private unowned let process: AppProcess
+
+    @MainActor
+    init(process: AppProcess, simulator: Simulator) {
+        self.app = process.app
+        self.process = process
+        self.simulator = simulator
+    }
+
+    /// Runs `body` on the simulator, which lives on the main actor.
+    private func onSimulator<Result: Sendable>(_ body: @MainActor (Simulator, AppProcess) -> Result) -> Result {
+        MainActor.preconditionIsolated(
+            "BackgroundSimulator: app code called the system off the main actor; simulated apps run on the main actor (use after(_:_:) for work over time)"
+        )
+        return MainActor.assumeIsolated { body(simulator, process) }
+    }
+
+    func beginAssertion(
+        named name: String,
+        at site: CallSite,
+        expirationHandler: (@MainActor @Sendable () -> Void)?
+    ) -> AssertionID? {
+        onSimulator { $0.beginAssertion($1, name: name, site: site, handler: expirationHandler) }
+    }
+
+    func endAssertion(_ id: AssertionID) {
+        onSimulator { simulator, process in simulator.fromApp(process) { .endAssertion(process.app, id) } }
+    }
+
+    var backgroundTimeRemaining: Duration? {
+        onSimulator { simulator, process in simulator.backgroundTimeRemaining(of: process.app) }
+    }
+
+    var lifecycleState: AppLifecycleState {
+        onSimulator { simulator, process in
+            process.isAlive ? simulator.state(of: process.app) : .terminated(.exited(status: 0))
+        }
+    }
+
+    var backgroundRefreshStatus: BackgroundRefreshStatus {
+        onSimulator { simulator, process in simulator.core.backgroundRefreshStatus(of: process.app) }
+    }
+
+    func attach(_ application: UIApplication) {}
+
+    func registerTaskHandler(
+        identifier: String,
+        queue: DispatchQueue?,
+        launchHandler: @escaping (BGTask) -> Void
+    ) -> Bool {
+        let registration = UncheckedSendable(RegisteredTaskHandler(queue: queue, handler: launchHandler))
+        return onSimulator { $0.registerTaskHandler($1, identifier: identifier, registration.value) }
+    }
+
+    func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
+        let rejection = onSimulator { $0.submit($1, request) }
+        if let rejection { throw BGTaskScheduler.Error(rejection: rejection) }
+    }
+
+    func cancelTaskRequest(identifier: String) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .cancelTaskRequest(process.app, identifier: identifier) }
+        }
+    }
+
+    func cancelAllTaskRequests() {
+        onSimulator { simulator, process in simulator.fromApp(process) { .cancelAllTaskRequests(process.app) } }
+    }
+
+    func pendingTaskRequests() -> [TaskRequest] {
+        onSimulator { simulator, process in simulator.pendingRequests(of: process.app) }
+    }
+
+    func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility? {
+        onSimulator { simulator, process in simulator.eligibility(of: process.app, identifier: identifier) }
+    }
+
+    func simulateLaunch(forTaskWithIdentifier identifier: String) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .simulateLaunch(process.app, identifier: identifier) }
+        }
+    }
+
+    func simulateExpiration(forTaskWithIdentifier identifier: String) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .simulateExpiration(process.app, identifier: identifier) }
+        }
+    }
+
+    func completeTask(_ run: TaskRunID, success: Bool) {
+        onSimulator { simulator, process in
+            process.liveTasks[run] = nil
+            simulator.fromApp(process) { .completeTask(process.app, run, success: success) }
+        }
+    }
+
+    func reportProgress(_ run: TaskRunID, fraction: Double) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .reportTaskProgress(process.app, run, fraction: fraction) }
+        }
+    }
+
+    func setMinimumBackgroundFetchInterval(_ interval: Duration?) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .setMinimumBackgroundFetchInterval(process.app, interval) }
+        }
+    }
+
+    var supportsBackgroundGPU: Bool {
+        onSimulator { simulator, _ in simulator.configuration.policy.scheduling.supportsBackgroundGPU }
+    }
+
+    func instant(for date: Date) -> Instant {
+        // A distance from the real clock's now, to the second: what Date(timeIntervalSinceNow:)
+        // means, and stable however long the app code took to get here.
+        let seconds = Int64(date.timeIntervalSinceNow.rounded())
+        return onSimulator { simulator, _ in simulator.now + .seconds(seconds) }
+    }
+
+    func date(for instant: Instant) -> Date {
+        let distance = onSimulator { simulator, _ in (instant - simulator.now).seconds }
+        return Date(timeIntervalSinceNow: distance)
+    }
+
+    func log(_ level: LogRecord.Level, _ message: String) {
+        onSimulator { simulator, process in simulator.record(.appCode(process.app, message)) }
+    }
+}
+
+extension Simulator {
+    /// Sends an event on behalf of a process, unless the process has ended.
+    func fromApp(_ process: AppProcess, _ event: () -> Event) {
+        guard process.isAlive else {
+            record(.appCode(process.app, "a call from an ended process was ignored"))
+            return
+        }
+        send(event())
+    }
+
+    func beginAssertion(
+        _ process: AppProcess,
+        name: String,
+        site: CallSite,
+        handler: (@MainActor @Sendable () -> Void)?
+    ) -> AssertionID? {
+        guard process.isAlive else { return nil }
+        let effects = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
+        for effect in effects {
+            guard case .assertionGranted(_, let id) = effect else { continue }
+            if let handler { process.expirationHandlers[id] = handler }
+            return id
+        }
+        // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
+        if let handler { schedule(at: now, .app(process, { handler() })) }
+        return nil
+    }
+
+    func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {
+        guard process.isAlive else { return false }
+        let effects = send(.registerTaskHandler(process.app, identifier: identifier))
+        guard effects.contains(where: { if case .taskHandlerRegistered = $0 { true } else { false } }) else {
+            return false
+        }
+        process.taskHandlers[identifier] = registration
+        return true
+    }
+
+    func submit(_ process: AppProcess, _ request: TaskRequest) -> SubmissionRejection? {
+        guard process.isAlive else { return nil }
+        for effect in send(.submitTaskRequest(process.app, request)) {
+            if case .taskRequestRejected(_, _, let code) = effect { return code }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,112 @@
+public import BackgroundCore
+
+extension Simulator {
+    /// The simulated user: opens apps, goes home, force-quits, locks and unlocks.
+    public var user: UserDriver { UserDriver(simulator: self) }
+}
+
+/// Drives the simulated user. Reach it as ``Simulator/user``.
+@MainActor
+public struct UserDriver {
+    let simulator: Simulator
+
+    /// Opens the app: launches it, or brings it back, and makes it active. Unlocks the device
+    /// first, and sends the app in the foreground, if another, to the background.
+    public func open(_ app: AppID) {
+        simulator.userOpens(app)
+    }
+
+    /// Goes to the home screen: the foreground app moves to the background.
+    public func goHome() {
+        simulator.act(.goHome) { $0.sendForegroundAppToBackground() }
+    }
+
+    /// Swipes the app away in the app switcher: its process ends, and it gets no background
+    /// launches until the user opens it again.
+    public func forceQuit(_ app: AppID) {
+        simulator.act(.forceQuit(app)) { simulator in
+            if simulator.foregroundApp == app { simulator.sendForegroundAppToBackground() }
+            guard simulator.state(of: app).hasProcess else {
+                simulator.note("\(app) has no process to quit")
+                return
+            }
+            simulator.send(.terminate(app, .userForceQuit))
+        }
+    }
+
+    /// Locks the device: the screen goes off, the foreground app moves to the background, and
+    /// the device turns idle after ``BatteryModel/idleAfterLock``.
+    public func lock() {
+        simulator.act(.lock) { $0.lockScreen() }
+    }
+
+    /// Unlocks the device, to the home screen.
+    public func unlock() {
+        simulator.act(.unlock) { $0.unlockScreen() }
+    }
+}
+
+extension Simulator {
+    /// Records a user action and carries it out, unless the device is off.
+    func act(_ action: UserAction, _ body: (Simulator) -> Void) {
+        record(.user(action))
+        guard deviceState.isOn else {
+            note("ignored: the device is off")
+            return
+        }
+        body(self)
+    }
+
+    func userOpens(_ app: AppID) {
+        act(.open(app)) { simulator in
+            guard simulator.installed.contains(where: { $0.id == app }) else {
+                simulator.note("\(app) is not installed")
+                return
+            }
+            simulator.unlockScreen()
+            if let current = simulator.foregroundApp, current != app { simulator.sendForegroundAppToBackground() }
+            switch simulator.state(of: app) {
+            case .notRunning, .terminated:
+                simulator.send(.launch(app, .foreground))
+                simulator.send(.activate(app))
+            case .background, .suspended:
+                simulator.send(.enterForeground(app))
+                simulator.send(.activate(app))
+            case .inactive:
+                simulator.send(.activate(app))
+            case .active:
+                break
+            }
+            simulator.foregroundApp = app
+        }
+    }
+
+    func sendForegroundAppToBackground() {
+        guard let app = foregroundApp else { return }
+        foregroundApp = nil
+        if state(of: app) == .active { send(.deactivate(app)) }
+        if state(of: app) == .inactive { send(.enterBackground(app)) }
+    }
+
+    func lockScreen() {
+        sendForegroundAppToBackground()
+        guard !deviceState.isLocked else { return }
+        changeDevice(.locked(true)) { $0.isLocked = true }
+        scheduleIdle()
+    }
+
+    func unlockScreen() {
+        idleGeneration += 1
+        if deviceState.isIdle { changeDevice(.idle(false)) { $0.isIdle = false } }
+        guard deviceState.isLocked || !deviceState.unlockedSinceBoot else { return }
+        changeDevice(.locked(false)) { state in
+            state.isLocked = false
+            state.unlockedSinceBoot = true
+        }
+    }
+
+    func scheduleIdle() {
+        idleGeneration += 1
+        schedule(at: now + configuration.battery.idleAfterLock, .idle(idleGeneration))
+    }
+}

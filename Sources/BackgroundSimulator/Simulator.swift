@@ -1,0 +1,350 @@
+public import BackgroundCore
+public import BackgroundExecution
+import Foundation
+import HeapModule
+
+/// A virtual device running the background execution system, for tests: apps, a user, a
+/// battery, a charger and a network, on virtual time.
+///
+/// Install apps with their manifest and launch code, then drive the user, the device and the
+/// clock. App code written against `BackgroundExecution` (`UIApplication.shared`,
+/// `BGTaskScheduler.shared`, delegates) runs unchanged, on the main actor, in virtual time:
+/// a day of background behaviour takes milliseconds, and the same seed replays the same run,
+/// event for event.
+///
+/// ```swift
+/// @MainActor @Test func newsRefreshesOvernight() {
+///     let simulator = Simulator()
+///     let news = simulator.install("com.example.news", permittedTaskIdentifiers: ["refresh"]) { process in
+///         BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
+///             process.after(.seconds(5)) { task.setTaskCompleted(success: true) }
+///         }
+///         try? BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: "refresh"))
+///     }
+///     simulator.user.open(news)
+///     simulator.advance(by: .seconds(60))
+///     simulator.user.lock()
+///     simulator.device.plugIn()
+///     simulator.advance(by: .seconds(8 * 3600))
+///     #expect(simulator.taskRuns(of: news).contains { $0.outcome == .succeeded })
+///     #expect(simulator.violations.isEmpty)
+/// }
+/// ```
+///
+/// Everything runs on the main actor, in order: app code must call the system from the main
+/// actor (launch code, handlers and ``after(_:_:)`` work all do), and spreads work over time
+/// with ``after(_:_:)`` instead of sleeping. Foundation's `Date()` is not virtual: dates handed
+/// to the system (`earliestBeginDate`) are read as distances from the real clock's now, to the
+/// second, which is what `Date(timeIntervalSinceNow:)` means.
+@MainActor
+public final class Simulator {
+    /// How a simulator is set up.
+    public struct Configuration: Sendable {
+        /// Seeds ``random``: the same seed gives the same run.
+        public var seed: UInt64
+        /// The system's numbers.
+        public var policy: SystemPolicy
+        /// The wall-clock time at T+0 (for time of day and the log).
+        public var start: Date
+        /// The time zone's offset from UTC, in seconds, for time of day.
+        public var utcOffset: Int
+        /// The device at T+0.
+        public var device: DeviceState
+        /// How the battery drains and charges.
+        public var battery: BatteryModel
+        /// Whether the invariants are checked after every event (see ``InvariantChecker``).
+        public var checksInvariants: Bool
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - seed: Defaults to 0.
+        ///   - policy: Defaults to iOS's numbers.
+        ///   - start: Defaults to 2026-01-01 00:00 UTC.
+        ///   - utcOffset: Defaults to UTC.
+        ///   - device: Defaults to a locked phone at 80 % on battery and Wi-Fi.
+        ///   - battery: Defaults to ``BatteryModel/init()``.
+        ///   - checksInvariants: Defaults to `true`.
+        public init(
+            seed: UInt64 = 0,
+            policy: SystemPolicy = .iOS,
+            start: Date = Date(timeIntervalSince1970: 1_767_225_600),
+            utcOffset: Int = 0,
+            device: DeviceState = DeviceState(),
+            battery: BatteryModel = BatteryModel(),
+            checksInvariants: Bool = true
+        ) {
+            self.seed = seed
+            self.policy = policy
+            self.start = start
+            self.utcOffset = utcOffset
+            self.device = device
+            self.battery = battery
+            self.checksInvariants = checksInvariants
+        }
+    }
+
+    /// The configuration the simulator was created with.
+    public let configuration: Configuration
+    /// The current virtual instant; T+0 is ``Configuration/start``.
+    public internal(set) var now: Instant = .zero
+    /// A generator seeded with ``Configuration/seed``, for tests and app code that want
+    /// randomness that replays.
+    public var random: SplitMix64
+    /// Everything that happened, in order.
+    public internal(set) var events: [SimulationEvent] = []
+    /// Every termination report, in order.
+    public internal(set) var reports: [TerminationReport] = []
+    /// Misuse the system answered with a fault (a crash on iOS): app and message.
+    public internal(set) var faults: [(app: AppID, message: String)] = []
+    /// The store the system persists to; it survives ``DeviceDriver/reboot()``.
+    public let store = InMemoryStore()
+
+    var core: BackgroundSystem
+    var queue = Heap<Job>()
+    var nextSequence: UInt64 = 0
+    var armedWakeup: Instant?
+    var installed: [InstalledApp] = []
+    var processes: [AppID: AppProcess] = [:]
+    var nextProcessSerial = 0
+    /// The process whose code is running now, if any.
+    var currentProcess: AppProcess?
+    var foregroundApp: AppID?
+    /// Apps running in the background (not suspended): the battery's background workers.
+    var backgroundApps: Set<AppID> = []
+    var lastBudgetSample: [AppID: BudgetSample] = [:]
+    var deviceState: DeviceState
+    var battery: BatteryClock
+    var idleGeneration: UInt64 = 0
+    var autoLowPowerArmed = true
+    var checker: InvariantChecker
+    var runs: [TaskRunID: TaskRunRecord] = [:]
+    var runOrder: [TaskRunID] = []
+
+    /// Creates a simulator with no apps, at T+0.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.random = SplitMix64(seed: configuration.seed)
+        self.deviceState = configuration.device
+        self.core = BackgroundSystem(policy: configuration.policy, device: configuration.device.conditions)
+        self.battery = BatteryClock(level: configuration.device.batteryLevel)
+        self.checker = InvariantChecker(policy: configuration.policy, enabled: configuration.checksInvariants)
+        refreshBattery()
+        if deviceState.isLocked && !deviceState.isIdle { scheduleIdle() }
+    }
+
+    /// The wall-clock date of an instant on the simulator's timeline.
+    public func date(of instant: Instant) -> Date {
+        configuration.start.addingTimeInterval(instant.seconds)
+    }
+
+    /// The violations found so far (empty when invariants are not checked).
+    public var violations: [InvariantViolation] { checker.violations }
+
+    // MARK: Time
+
+    /// Moves time forward by `duration`, running everything that falls due on the way, each at
+    /// its own instant.
+    public func advance(by duration: Duration) {
+        run(until: now + duration)
+    }
+
+    /// Moves time forward to `instant`, running everything that falls due on the way. Time
+    /// never goes backwards: an instant in the past runs what is due now.
+    public func run(until instant: Instant) {
+        while let next = queue.min, next.at <= instant {
+            let job = queue.removeMin()
+            now = max(now, job.at)
+            execute(job)
+        }
+        now = max(now, instant)
+    }
+
+    /// Runs everything due now without moving time.
+    public func runPending() {
+        run(until: now)
+    }
+
+    /// Runs `work` on the main actor `delay` from now, in virtual time.
+    ///
+    /// Called from app code, the work belongs to that app's process: it waits while the
+    /// process is suspended, and is dropped if the process ends first. Called from a test, it
+    /// is the test's own work (user or device actions at a later time).
+    public func after(_ delay: Duration, _ work: @escaping @MainActor () -> Void) {
+        if let process = currentProcess {
+            schedule(at: now + delay, .app(process, work))
+        } else {
+            schedule(at: now + delay, .driver(work))
+        }
+    }
+
+    /// Adds a note to the event log.
+    public func note(_ text: String) {
+        record(.note(text))
+    }
+
+    // MARK: Queries
+
+    /// The app's lifecycle state.
+    public func state(of app: AppID) -> AppLifecycleState { core.state(of: app) }
+
+    /// The app's pending task requests, oldest first.
+    public func pendingRequests(of app: AppID) -> [TaskRequest] { core.pendingRequests(of: app) }
+
+    /// Why a pending request has not run, and when it could.
+    public func eligibility(of app: AppID, identifier: String) -> Eligibility? {
+        core.eligibility(of: app, identifier: identifier, at: now)
+    }
+
+    /// The app's outstanding background task assertions.
+    public func assertions(of app: AppID) -> [Assertion] { core.assertions(of: app) }
+
+    /// The app's remaining background time, `nil` in the foreground.
+    public func backgroundTimeRemaining(of app: AppID) -> Duration? {
+        core.backgroundTimeRemaining(of: app, at: now)
+    }
+
+    /// The app's running process, if it has one.
+    public func process(of app: AppID) -> AppProcess? { processes[app] }
+
+    /// Every task run handed to apps so far, in the order they started.
+    public var taskRuns: [TaskRunRecord] { runOrder.compactMap { runs[$0] } }
+
+    /// The task runs of one app.
+    public func taskRuns(of app: AppID) -> [TaskRunRecord] { taskRuns.filter { $0.app == app } }
+
+    /// The device now.
+    public var deviceNow: DeviceState {
+        var state = deviceState
+        state.batteryLevel = battery.level(at: now)
+        return state
+    }
+
+    // MARK: Jobs
+
+    func schedule(at instant: Instant, _ work: Job.Work) {
+        nextSequence += 1
+        queue.insert(Job(at: max(instant, now), sequence: nextSequence, work: work))
+    }
+
+    private func execute(_ job: Job) {
+        switch job.work {
+        case .wakeCore:
+            guard armedWakeup == job.at else { return }  // replaced by a later deadline
+            armedWakeup = nil
+            guard deviceState.isOn else { return }
+            send(.tick)
+        case .app(let process, let work):
+            runAppJob(process, work)
+        case .driver(let work):
+            work()
+        case .batteryStep(let generation):
+            batteryStep(generation)
+        case .idle(let generation):
+            guard generation == idleGeneration, deviceState.isLocked, !deviceState.isIdle else { return }
+            changeDevice(.idle(true)) { $0.isIdle = true }
+        }
+    }
+
+    /// Runs app work if its process is alive and not frozen; frozen work waits for the resume.
+    func runAppJob(_ process: AppProcess, _ work: @escaping @MainActor () -> Void) {
+        guard process.isAlive else { return }
+        if process.isFrozen {
+            process.deferred.append(work)
+            return
+        }
+        if process.mainThreadFreeAt > now {
+            schedule(at: process.mainThreadFreeAt, .app(process, work))  // the main thread is busy
+            return
+        }
+        runAppCode(process, work)
+    }
+
+    /// Runs app code with `UIApplication.shared` answering the process's application.
+    func runAppCode(_ process: AppProcess, _ work: () -> Void) {
+        checker.appCodeRuns(process.app, state: core.state(of: process.app), at: now)
+        let previous = currentProcess
+        currentProcess = process
+        defer { currentProcess = previous }
+        UIApplication.withShared(process.application, work)
+    }
+
+    // MARK: Events
+
+    /// Hands an event to the system and carries out its effects.
+    @discardableResult
+    func send(_ event: Event) -> [Effect] {
+        var effects: [Effect] = []
+        do {
+            try core.handle(event, at: now, into: &effects)
+        } catch {
+            record(.note("the system refused \(event): \(error)"))
+            return []
+        }
+        checker.observe(event, effects, core: core, at: now)
+        flushViolations()
+        perform(effects)
+        syncWakeup()
+        sampleBudgets()
+        refreshBattery()
+        return effects
+    }
+
+    func record(_ kind: SimulationEvent.Kind) {
+        events.append(SimulationEvent(at: now, kind: kind))
+    }
+
+    func flushViolations() {
+        for violation in checker.takeNew() { record(.violation(violation)) }
+    }
+
+    private func syncWakeup() {
+        guard let deadline = core.nextDeadline else {
+            armedWakeup = nil
+            return
+        }
+        guard deadline != armedWakeup else { return }
+        armedWakeup = deadline
+        schedule(at: deadline, .wakeCore)
+    }
+
+    /// Records each background app's remaining time when it changes course.
+    private func sampleBudgets() {
+        for app in backgroundApps.sorted() {
+            guard let remaining = core.backgroundTimeRemaining(of: app, at: now) else { continue }
+            let sample = BudgetSample(remaining: remaining, depleting: !core.assertions(of: app).isEmpty)
+            guard lastBudgetSample[app] != sample else { continue }
+            lastBudgetSample[app] = sample
+            record(.budget(app, remaining: remaining))
+        }
+    }
+}
+
+/// Work waiting for its instant.
+struct Job: Comparable {
+    enum Work {
+        /// The system's next deadline.
+        case wakeCore
+        /// App code, belonging to a process.
+        case app(AppProcess, @MainActor () -> Void)
+        /// The test's or the scenario's own work.
+        case driver(@MainActor () -> Void)
+        /// The battery reaches its next step.
+        case batteryStep(UInt64)
+        /// The locked device becomes idle.
+        case idle(UInt64)
+    }
+
+    let at: Instant
+    let sequence: UInt64
+    let work: Work
+
+    static func < (lhs: Job, rhs: Job) -> Bool { (lhs.at, lhs.sequence) < (rhs.at, rhs.sequence) }
+    static func == (lhs: Job, rhs: Job) -> Bool { lhs.sequence == rhs.sequence }
+}
+
+/// An app's remaining background time and whether it is going down.
+struct BudgetSample: Hashable {
+    let remaining: Duration
+    let depleting: Bool
+}
