@@ -14,7 +14,7 @@ public final class AppProcess {
     /// How this process was launched: by the user (foreground) or the system (background).
     public let launchKind: LaunchKind
     /// The process's application object; `UIApplication.shared` while its code runs.
-    public private(set) var application: UIApplication!
+    public let application: UIApplication
     unowned let simulator: Simulator
     let serial: Int
     var isAlive = true
@@ -32,7 +32,9 @@ public final class AppProcess {
         self.launchKind = launchKind
         self.serial = serial
         self.simulator = simulator
-        self.application = UIApplication(connection: SimulatedConnection(process: self, simulator: simulator))
+        self.application = UIApplication(
+            connection: SimulatedConnection(app: app, serial: serial, simulator: simulator)
+        )
     }
 
     /// The app's delegate, kept alive for the life of the process (`UIApplication` holds its
@@ -129,6 +131,13 @@ extension Simulator {
         processes[app] = process
         let launch = installed.first { $0.id == app }?.launch
         schedule(at: now, .app(process, { launch?(process) }))
+        return process
+    }
+
+    /// A stand-in for a process that has ended, for calls its leftover objects still make.
+    func endedProcess(_ app: AppID, serial: Int) -> AppProcess {
+        let process = AppProcess(app: app, launchKind: .background, serial: serial, simulator: self)
+        process.end()
         return process
     }
 

@@ -11,12 +11,12 @@ import Foundation
 final class SimulatedConnection: SystemConnection {
     let app: AppID
     private unowned let simulator: Simulator
-    private unowned let process: AppProcess
+    /// Which of the app's processes this is: calls from an earlier one find it ended.
+    private let serial: Int
 
-    @MainActor
-    init(process: AppProcess, simulator: Simulator) {
-        self.app = process.app
-        self.process = process
+    init(app: AppID, serial: Int, simulator: Simulator) {
+        self.app = app
+        self.serial = serial
         self.simulator = simulator
     }
 
@@ -25,7 +25,10 @@ final class SimulatedConnection: SystemConnection {
         MainActor.preconditionIsolated(
             "BackgroundSimulator: app code called the system off the main actor; simulated apps run on the main actor (use after(_:_:) for work over time)"
         )
-        return MainActor.assumeIsolated { body(simulator, process) }
+        return MainActor.assumeIsolated {
+            let process = simulator.processes[app].flatMap { $0.serial == serial ? $0 : nil }
+            return body(simulator, process ?? simulator.endedProcess(app, serial: serial))
+        }
     }
 
     func beginAssertion(

@@ -120,6 +120,7 @@ public final class Simulator {
     var checker: InvariantChecker
     var runs: [TaskRunID: TaskRunRecord] = [:]
     var runOrder: [TaskRunID] = []
+    var customInvariants: [(name: String, check: @MainActor (Simulator) -> String?)] = []
 
     /// Creates a simulator with no apps, at T+0.
     public init(configuration: Configuration = Configuration()) {
@@ -282,12 +283,37 @@ public final class Simulator {
             return []
         }
         checker.observe(event, effects, core: core, at: now)
-        flushViolations()
         perform(effects)
+        checkCustomInvariants()
+        flushViolations()
         syncWakeup()
         sampleBudgets()
         refreshBattery()
         return effects
+    }
+
+    /// Adds a rule of your own, checked after every event like the built-in invariants.
+    ///
+    /// ```swift
+    /// simulator.addInvariant("no task on cellular") { simulator in
+    ///     let running = simulator.taskRuns.contains { $0.outcome == nil }
+    ///     return running && simulator.deviceNow.network == .cellular ? "a task is running on cellular" : nil
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: Named in the violation.
+    ///   - check: Returns a description of what is wrong, or `nil` when the rule holds.
+    public func addInvariant(_ name: String, _ check: @escaping @MainActor (Simulator) -> String?) {
+        customInvariants.append((name, check))
+    }
+
+    private func checkCustomInvariants() {
+        guard configuration.checksInvariants else { return }
+        for invariant in customInvariants {
+            guard let problem = invariant.check(self) else { continue }
+            checker.add(InvariantViolation(.custom, "\(invariant.name): \(problem)", at: now))
+        }
     }
 
     func record(_ kind: SimulationEvent.Kind) {
