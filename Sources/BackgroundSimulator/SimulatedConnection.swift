@@ -40,7 +40,10 @@ final class SimulatedConnection: SystemConnection {
     }
 
     func endAssertion(_ id: AssertionID) {
-        onSimulator { simulator, process in simulator.fromApp(process) { .endAssertion(process.app, id) } }
+        onSimulator { simulator, process in
+            if process.isAlive { simulator.record(.appCall(process.app, .endBackgroundTask(id))) }
+            simulator.fromApp(process) { .endAssertion(process.app, id) }
+        }
     }
 
     var backgroundTimeRemaining: Duration? {
@@ -164,8 +167,10 @@ extension Simulator {
         for effect in effects {
             guard case .assertionGranted(_, let id) = effect else { continue }
             if let handler { process.expirationHandlers[id] = handler }
+            record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
             return id
         }
+        record(.appCall(process.app, .beginBackgroundTask(name: name, id: nil)))
         // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
         if let handler { schedule(at: now, .app(process, { handler() })) }
         return nil

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundSimulator
 import Synchronization
 
 /// Collects a readable timeline of what an app did and what the system did in answer.
@@ -25,27 +26,13 @@ final class Timeline: Sendable {
     /// Everything recorded, one line each.
     var text: String { lines.withLock { $0.joined(separator: "\n") } + "\n" }
 
+    /// The effect's line, for the effects a reader of the demo cares about: the simulator's
+    /// wording, without the answers the caller already has and the termination (the report
+    /// that follows says it in full).
     static func describe(_ effect: Effect) -> String? {
         switch effect {
-        case .assertionGranted(_, let id): return "system: assertion #\(id.rawValue) granted"
-        case .assertionDenied(_, let name, let reason): return "system: \"\(name)\" not granted (\(reason))"
-        case .runExpirationHandler(_, let id): return "system: calling the expiration handler of #\(id.rawValue)"
-        case .stateChanged(_, let from, let to): return "system: \(from) → \(to)"
-        case .exit(_, let status, _): return "system: process exits with status \(status)"
-        case .backgroundRefreshStatusChanged(_, let status): return "system: Background App Refresh \(status)"
-        case .log(let record) where record.level >= .notice: return "system: \(record.message)"
-        case .runTasks(_, let runs):
-            return "system: runs "
-                + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
-        case .expireTask(_, let id): return "system: expiring \(id)"
-        case .taskFinished(_, let id, let outcome): return "system: \(id) \(outcome.rawValue)"
-        case .taskRequestRejected(_, let identifier, let code):
-            return "system: submit(\"\(identifier)\") refused: \(code)"
-        case .fault(_, let message): return "system: fault: \(message)"
-        case .log, .suspend, .terminate, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground,
-            .deliverBackgroundWake,
-            .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted, .persist:
-            return nil
+        case .terminate, .taskRequestAccepted, .taskHandlerRefused: return nil
+        default: return effect.logLine.map { "system: " + $0 }
         }
     }
 }

@@ -186,12 +186,12 @@ struct SimulatorBehaviourTests {
         var order: [String] = []
         let app = simulator.install("com.example.uploads") { process in
             process.delegate = BackgroundEntryDelegate { application in
-                var ids: [UIBackgroundTaskIdentifier] = []
+                let ids = IdentifierList()
                 for name in ["first", "second", "third"] {
-                    ids.append(
+                    ids.values.append(
                         application.beginBackgroundTask(withName: name) {
                             order.append(name)
-                            if name != "third" { application.endBackgroundTask(ids[order.count - 1]) }
+                            if name != "third" { application.endBackgroundTask(ids.values[order.count - 1]) }
                         }
                     )
                 }
@@ -236,4 +236,10 @@ final class BackgroundEntryDelegate: NSObject, UIApplicationDelegate {
     init(_ body: @escaping @MainActor (UIApplication) -> Void) { self.body = body }
 
     func applicationDidEnterBackground(_ application: UIApplication) { body(application) }
+}
+
+/// Identifiers collected on the main actor and read by the handlers that end them.
+@MainActor
+final class IdentifierList {
+    var values: [UIBackgroundTaskIdentifier] = []
 }

@@ -33,6 +33,7 @@ extension SimulationEvent {
         case .budget(_, let remaining):
             return verbose ? "background time remaining \(remaining.formattedSeconds) s" : nil
         case .appCode(_, let text): return "app: \(text)"
+        case .appCall(_, let call): return "app: \(call)"
         case .note(let text): return text
         case .violation(let violation):
             return "\(violation.invariant.statement): \(violation.message)"

@@ -12,7 +12,9 @@ public struct SimulationEvent: Sendable, Hashable {
         case system(Effect)
         /// An app's remaining background time, sampled when it changes course.
         case budget(AppID, remaining: Duration)
-        /// App code ran (a launch, a handler, scheduled work), for the log's reader.
+        /// App code called the system (the calls timelines draw).
+        case appCall(AppID, AppCall)
+        /// App code said something (a log message through the system), for the log's reader.
         case appCode(AppID, String)
         /// A note from the test or the scenario.
         case note(String)
@@ -37,8 +39,25 @@ public struct SimulationEvent: Sendable, Hashable {
         case .user(let action): return action.app
         case .device, .note: return nil
         case .system(let effect): return effect.app
-        case .budget(let app, _), .appCode(let app, _): return app
+        case .budget(let app, _), .appCode(let app, _), .appCall(let app, _): return app
         case .violation(let violation): return violation.app
+        }
+    }
+}
+
+/// A call app code made that the log keeps in structured form.
+public enum AppCall: Sendable, Hashable, CustomStringConvertible {
+    /// `beginBackgroundTask(withName:expirationHandler:)`; `id` is `nil` when it was not granted.
+    case beginBackgroundTask(name: String, id: AssertionID?)
+    /// `endBackgroundTask(_:)`.
+    case endBackgroundTask(AssertionID)
+
+    public var description: String {
+        switch self {
+        case .beginBackgroundTask(let name, let id?):
+            return "beginBackgroundTask(withName: \"\(name)\") → #\(id.rawValue)"
+        case .beginBackgroundTask(let name, nil): return "beginBackgroundTask(withName: \"\(name)\") → invalid"
+        case .endBackgroundTask(let id): return "endBackgroundTask(#\(id.rawValue))"
         }
     }
 }
