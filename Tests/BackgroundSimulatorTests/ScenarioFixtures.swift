@@ -41,7 +41,7 @@ enum ScenarioFixtures {
             },
             {
               "id": "com.example.uploader",
-              "onEnterBackground": [{"beginBackgroundTask": {"name": "Upload", "leak": true}}]
+              "onEnterBackground": [{"beginBackgroundTask": {"name": "Upload", "leak": true, "onExpiration": "ignore"}}]
             }
           ],
           "timeline": [
@@ -73,7 +73,7 @@ enum ScenarioFixtures {
             "finalStates": {"com.example.news": "suspended", "com.example.uploader": "terminated"},
             "pending": [{"app": "com.example.news", "identifier": "com.example.news.refresh"}],
             "lowPowerModeTurnedOn": true,
-            "minimumBatteryLevel": ">= 0.1"
+            "minimumBatteryLevel": "<= 0.2"
           }
         }
         """#

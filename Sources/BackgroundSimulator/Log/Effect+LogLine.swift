@@ -19,7 +19,9 @@ extension Effect {
             return "runs " + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
         case .expireTask(_, let id): return "expiring \(id)"
         case .taskFinished(_, let id, let outcome): return "\(id) \(outcome.rawValue)"
-        case .taskRequestAccepted(_, let request): return "accepted \(request)"
+        case .taskRequestAccepted(_, let request):
+            let after = request.earliestBegin.map { ", not before \($0)" } ?? ""
+            return "accepted \"\(request.identifier)\" (\(request.kind))\(after)"
         case .taskRequestRejected(_, let identifier, let code): return "submit(\"\(identifier)\") refused: \(code)"
         case .fault(_, let message): return "fault: \(message)"
         case .taskHandlerRefused(_, let identifier): return "register(\"\(identifier)\") refused"

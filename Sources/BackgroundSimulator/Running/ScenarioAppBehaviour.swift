@@ -1,0 +1,172 @@
+import BackgroundCore
+import BackgroundExecution
+import Foundation
+
+/// A scenario's declarative app, played as app code: every action goes through the same
+/// `UIApplication` and `BGTaskScheduler` calls an app would make.
+@MainActor
+final class ScenarioAppBehaviour {
+    let app: Scenario.App
+    unowned let simulator: Simulator
+
+    init(app: Scenario.App, simulator: Simulator) {
+        self.app = app
+        self.simulator = simulator
+    }
+
+    /// The process's launch code: the delegate, then the `onLaunch` actions.
+    func launch(_ process: AppProcess) {
+        process.delegate = ScenarioAppDelegate(behaviour: self, process: process)
+        perform(app.onLaunch, in: process)
+    }
+
+    func perform(_ actions: [Scenario.Action], in process: AppProcess) {
+        for action in actions { perform(action, in: process) }
+    }
+
+    private func perform(_ action: Scenario.Action, in process: AppProcess) {
+        let scheduler = BGTaskScheduler.shared
+        switch action {
+        case .register(let identifier):
+            let behaviour = app.behaviour(forTask: identifier)
+            _ = scheduler.register(forTaskWithIdentifier: identifier, using: nil) { [unowned self] task in
+                self.run(task, behaviour, in: process)
+            }
+        case .submit(let submission):
+            submit(submission)
+        case .cancel(let identifier):
+            scheduler.cancel(taskRequestWithIdentifier: identifier)
+        case .cancelAll:
+            scheduler.cancelAllTaskRequests()
+        case .beginBackgroundTask(let task):
+            begin(task, in: process)
+        case .setMinimumBackgroundFetchInterval(let interval):
+            let seconds: TimeInterval
+            switch interval {
+            case .minimum: seconds = UIApplication.backgroundFetchIntervalMinimum
+            case .never: seconds = UIApplication.backgroundFetchIntervalNever
+            case .interval(let duration): seconds = duration.seconds
+            }
+            UIApplication.shared.setMinimumBackgroundFetchInterval(seconds)
+        }
+    }
+
+    private func submit(_ submission: Scenario.Action.Submission) {
+        let request: BGTaskRequest
+        switch submission.kind {
+        case .refresh:
+            request = BGAppRefreshTaskRequest(identifier: submission.identifier)
+        case .processing(let requiresNetwork, let requiresExternalPower):
+            let processing = BGProcessingTaskRequest(identifier: submission.identifier)
+            processing.requiresNetworkConnectivity = requiresNetwork
+            processing.requiresExternalPower = requiresExternalPower
+            request = processing
+        }
+        if let delay = submission.earliestBegin {
+            request.earliestBeginDate = Date(timeIntervalSinceNow: delay.seconds)
+        }
+        do {
+            try BGTaskScheduler.shared.submit(request)
+        } catch {
+            simulator.record(.appCode(AppID(app.id), "submit(\"\(submission.identifier)\") threw: \(error)"))
+        }
+    }
+
+    private func begin(_ task: Scenario.Action.BackgroundTask, in process: AppProcess) {
+        let application = UIApplication.shared
+        let assertion = AssertionHandle()
+        let handler: (@MainActor @Sendable () -> Void)?
+        switch task.onExpiration {
+        case .end: handler = { assertion.end(application) }
+        case .ignore: handler = {}
+        case .noHandler: handler = nil
+        }
+        assertion.id = application.beginBackgroundTask(
+            withName: task.name ?? "Background task",
+            expirationHandler: handler
+        )
+        guard case .after(let work) = task.end else { return }  // leaked: never ended
+        process.after(work) { assertion.end(application) }
+    }
+
+    private func run(_ task: BGTask, _ behaviour: Scenario.TaskBehaviour, in process: AppProcess) {
+        let then: [Scenario.Action]
+        switch behaviour.completion {
+        case .complete(_, let actions): then = actions
+        case .never: then = []
+        }
+        let done = AssertionHandle()
+        let finish = { [unowned self] (success: Bool) in
+            guard done.markOnce() else { return }
+            task.setTaskCompleted(success: success)
+            self.perform(then, in: process)
+        }
+        switch behaviour.onExpiration {
+        case .complete: task.expirationHandler = { MainActor.assumeIsolated { finish(false) } }
+        case .ignore: task.expirationHandler = {}
+        case .noHandler: task.expirationHandler = nil
+        }
+        guard case .complete(let success, _) = behaviour.completion else { return }
+        process.after(behaviour.work) { finish(success) }
+    }
+
+    func fetch(in process: AppProcess, completion: @escaping (UIBackgroundFetchResult) -> Void) {
+        let behaviour = app.fetch ?? Scenario.FetchBehaviour()
+        let result: UIBackgroundFetchResult
+        switch behaviour.result {
+        case .newData: result = .newData
+        case .noData: result = .noData
+        case .failed: result = .failed
+        }
+        let call = UncheckedSendable(completion)
+        process.after(behaviour.work) { call.value(result) }
+    }
+}
+
+/// Something done at most once, by whichever comes first: the work or the expiration handler
+/// (ending a background task, completing a BGTask).
+@MainActor
+private final class AssertionHandle {
+    var id: UIBackgroundTaskIdentifier = .invalid
+    private var ended = false
+
+    nonisolated init() {}
+
+    func end(_ application: UIApplication) {
+        guard id != .invalid, markOnce() else { return }
+        application.endBackgroundTask(id)
+    }
+
+    /// `true` the first time only.
+    func markOnce() -> Bool {
+        defer { ended = true }
+        return !ended
+    }
+}
+
+/// The delegate of a scenario's app: `onEnterBackground`, `onBecomeActive` and fetch.
+@MainActor
+final class ScenarioAppDelegate: NSObject, UIApplicationDelegate {
+    private unowned let behaviour: ScenarioAppBehaviour
+    private unowned let process: AppProcess
+
+    init(behaviour: ScenarioAppBehaviour, process: AppProcess) {
+        self.behaviour = behaviour
+        self.process = process
+    }
+
+    func applicationDidEnterBackground(_ application: UIApplication) {
+        behaviour.perform(behaviour.app.onEnterBackground, in: process)
+    }
+
+    func applicationDidBecomeActive(_ application: UIApplication) {
+        behaviour.perform(behaviour.app.onBecomeActive, in: process)
+    }
+
+    func application(
+        _ application: UIApplication,
+        performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        behaviour.fetch(in: process, completion: completionHandler)
+    }
+}
