@@ -27,10 +27,22 @@ extension BackgroundSystem {
             return
         }
         let id = apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasHandler)
-        if apps[index].state == .background {
-            apps[index].budget.startTicking(at: now)
-        }
+        updateBudgetTicking(index, at: now)
         effects.append(.assertionGranted(app, id))
+    }
+
+    /// Starts or stops the budget's clock. It ticks while the app is in the background holding an
+    /// assertion (R1.7) and running no task: while a task runs, the task's own runtime governs
+    /// the process, and an assertion begun meanwhile must not end it sooner (**ours**; found by
+    /// the simulator's fuzzer: a 30 s assertion budget killed apps in the middle of a 10-minute
+    /// processing task that had never been expired).
+    mutating func updateBudgetTicking(_ index: Int, at now: Instant) {
+        let record = apps[index]
+        if record.state == .background && !record.ledger.isEmpty && record.running.isEmpty {
+            apps[index].budget.startTicking(at: now)
+        } else {
+            apps[index].budget.stopTicking(at: now)
+        }
     }
 
     /// Why an assertion cannot be granted now, or `nil` if it can.

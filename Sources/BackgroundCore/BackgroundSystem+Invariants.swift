@@ -49,8 +49,12 @@ extension BackgroundSystem {
         }
         if state != .background && record.callbacks != nil { found.append("\(state) app awaits background callbacks") }
         if state == .background {
-            if !record.ledger.isEmpty && !record.budget.isTicking && record.expiration == nil {
+            if !record.ledger.isEmpty && record.running.isEmpty && !record.budget.isTicking && record.expiration == nil
+            {
                 found.append("background app holds assertions but its budget is not ticking")
+            }
+            if !record.running.isEmpty && record.budget.isTicking {
+                found.append("the budget ticks while a task runs (the task's runtime governs)")
             }
             if record.ledger.isEmpty && record.callbacks == nil && record.expiration == nil && record.running.isEmpty
                 && record.awaitingLaunch.isEmpty

@@ -79,10 +79,8 @@ extension BackgroundSystem {
         let index = recordIndex(for: app)
         setState(index, .background)
         apps[index].budget.refill(policy.backgroundTimeBudget)
-        if !apps[index].ledger.isEmpty {
-            // Assertions begun in the foreground were dormant; they become effective now (R1.7).
-            apps[index].budget.startTicking(at: now)
-        }
+        // Assertions begun in the foreground were dormant; they become effective now (R1.7).
+        updateBudgetTicking(index, at: now)
         apps[index].callbacks = PendingCallbacks(
             kind: .didEnterBackground,
             deadline: now + policy.didEnterBackgroundTimeLimit

@@ -22,6 +22,7 @@ extension BackgroundSystem {
             runs.append(run)
         }
         refreshBusy(index)
+        updateBudgetTicking(index, at: now)
         guard !runs.isEmpty else { return settle(index, at: now, into: &effects) }
         let names = runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
         effects.append(.log(LogRecord(.notice, app: apps[index].id, "running \(names)")))
@@ -55,6 +56,7 @@ extension BackgroundSystem {
         into effects: inout [Effect]
     ) {
         apps[index].running[run.id] = nil
+        updateBudgetTicking(index, at: now)
         if run.request.kind == .continuedProcessing { continuedRunning -= 1 }
         apps[index].runtimeBudget.spend(now - run.startedAt, at: now, capacity: policy.scheduling.dailyBackgroundBudget)
         refreshBusy(index)

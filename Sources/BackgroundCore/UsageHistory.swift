@@ -100,10 +100,16 @@ public struct RuntimeBudget: Sendable, Hashable, Codable {
     }
 
     /// When at least `needed` will be available, given no further spending.
+    ///
+    /// A whole millisecond at which the budget, computed again, really holds `needed`: the
+    /// refill is computed in floating point, and an explanation's earliest time must never be
+    /// later than the run it announces (a difference of 10⁻¹² s found by the simulator's fuzzer).
     public func availableAgain(_ needed: Duration, after now: Instant, capacity: Duration) -> Instant {
         let current = available(at: now, capacity: capacity)
         guard current < needed else { return now }
-        let missing = needed - current
-        return now + .seconds(86_400) * (missing / capacity)
+        let exact = (now + .seconds(86_400) * ((needed - current) / capacity)).offset
+        var candidate = Instant(offset: .milliseconds(Int64((exact / .milliseconds(1)).rounded())))
+        while available(at: candidate, capacity: capacity) < needed { candidate += .milliseconds(1) }
+        return candidate
     }
 }

@@ -186,6 +186,9 @@ public final class Simulator {
 
     // MARK: Queries
 
+    /// The installed apps, in the order they were installed.
+    public var installedApps: [AppID] { installed.map(\.id) }
+
     /// The app's lifecycle state.
     public func state(of app: AppID) -> AppLifecycleState { core.state(of: app) }
 

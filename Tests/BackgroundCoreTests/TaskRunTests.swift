@@ -77,6 +77,29 @@ struct TaskRunTests {
         #expect(try d.tick(at: .t(200)).reports.isEmpty)
     }
 
+    @Test(
+        "An assertion begun during a processing task does not end the app before the task's own time (fuzzer seed 292)"
+    )
+    func taskRuntimeGovernsAssertions() throws {
+        var d = Driver()
+        let runs = try Self.start([.processing(notes.processingID(), notBefore: .t(60))], in: &d)
+        let run = try #require(runs.first)
+        let granted = try d.begin(notes, "Upload", at: .t(61)).compactMap { effect -> AssertionID? in
+            if case .assertionGranted(_, let id) = effect { id } else { nil }
+        }
+        let id = try #require(granted.first)
+        // The 30 s budget would have ended at T+91: the running task holds the process instead.
+        #expect(try d.tick(at: .t(300)).reports.isEmpty)
+        #expect(d.state(notes) == .background)
+        // Once the task completes, the assertion gets the budget's clock back: expiration, then the watchdog.
+        try d.complete(notes, run.id, at: .t(300))
+        let expiring = try d.tick(at: .t(325))
+        #expect(expiring.contains(.runExpirationHandler(notes, id)))
+        let report = try #require(try d.tick(at: .t(400)).reports.first)
+        #expect(report.leakedAssertions.map(\.name) == ["Upload"])
+        #expect(report.at == .t(326))  // the handler, called at T+325, never returned: 1 s later
+    }
+
     @Test("setTaskCompleted(success: false) finishes the run as failed")
     func completionFailed() throws {
         var d = Driver()

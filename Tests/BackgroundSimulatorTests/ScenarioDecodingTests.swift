@@ -45,7 +45,11 @@ struct ScenarioDecodingTests {
         #expect(app.behaviour(forTask: "com.example.news.unlisted") == Scenario.TaskBehaviour())
 
         let uploader = scenario.apps[1]
-        #expect(uploader.onEnterBackground == [.beginBackgroundTask(.init(name: "Upload", end: .never))])
+        #expect(
+            uploader.onEnterBackground == [
+                .beginBackgroundTask(.init(name: "Upload", end: .never, onExpiration: .ignore))
+            ]
+        )
 
         let open = scenario.timeline[1]
         #expect(open.event == .user(.open(app: news)))
@@ -66,7 +70,7 @@ struct ScenarioDecodingTests {
         #expect(expect.tasks[1].outcome == .any)
         #expect(expect.finalStates == [news: .suspended, "com.example.uploader": .terminated])
         #expect(expect.lowPowerModeTurnedOn == true)
-        #expect(expect.minimumBatteryLevel == .atLeast(0.1))
+        #expect(expect.minimumBatteryLevel == .atMost(0.2))
     }
 
     @Test("A minimal scenario gets the documented defaults")

@@ -96,6 +96,9 @@ struct InvariantChecker {
             callbackOutstanding.insert(app)
         case .expireTask(_, let id):
             expiredTasks.insert(id)
+        case .taskRequestAccepted(let app, let request):
+            // A new request: what was said about the one it replaces does not bind it.
+            promises[PromiseKey(app: app, identifier: request.identifier)] = nil
         case .runTasks(let app, let runs):
             for run in runs {
                 if debugLaunch {
@@ -157,24 +160,18 @@ struct InvariantChecker {
             add(.init(.assertionEndsOnce, "ended (\(report.reason)) without naming \(list)", at: now, app: app))
         }
         if report.code == .watchdogTimeout && !callbackOutstanding.contains(app) {
+            // What the watchdog ends for, something must have been told first: an assertion's
+            // expiration handler, or a task's expiration.
             let withHandlers = report.leakedAssertions.filter { holding[$0.id] == true }
-            if !withHandlers.isEmpty && !expirationDelivered.contains(app) {
+            let tasks = report.uncompletedTasks
+            let warned =
+                expirationDelivered.contains(app) || tasks.contains { expiredTasks.contains($0.run) }
+            if !warned && (!withHandlers.isEmpty || !tasks.isEmpty) {
+                let what = withHandlers.first.map { "holding \"\($0.name)\"" } ?? "running \"\(tasks[0].identifier)\""
                 add(
                     .init(
                         .expirationBeforeWatchdog,
-                        "killed holding \"\(withHandlers[0].name)\" before any expiration handler ran",
-                        at: now,
-                        app: app
-                    )
-                )
-            } else if withHandlers.isEmpty, !report.uncompletedTasks.isEmpty,
-                !report.uncompletedTasks.contains(where: { expiredTasks.contains($0.run) })
-            {
-                let task = report.uncompletedTasks[0].identifier
-                add(
-                    .init(
-                        .expirationBeforeWatchdog,
-                        "killed running \"\(task)\" before it was expired",
+                        "killed \(what) before any expiration was delivered",
                         at: now,
                         app: app
                     )
@@ -182,6 +179,7 @@ struct InvariantChecker {
             }
         }
         held[app] = nil
+        everGranted[app] = nil  // a new process numbers its assertions from 1 again
         expirationDelivered.remove(app)
         callbackOutstanding.remove(app)
         running[app] = nil
@@ -248,6 +246,7 @@ struct InvariantChecker {
     /// The system restarted: every process ended with it.
     mutating func systemRestarted() {
         held = [:]
+        everGranted = [:]
         expirationDelivered = []
         callbackOutstanding = []
         running = [:]

@@ -24,12 +24,16 @@ public final class ScenarioRun {
     /// - Parameters:
     ///   - scenario: The scenario.
     ///   - checksInvariants: Whether to check the invariants after every event (the default).
-    ///   - until: Stop early at this offset from the start (the fuzzer's shrinking uses it);
-    ///     `nil` runs the whole duration.
+    ///   - prepare: Runs on the simulator before anything happens: add invariants of your own.
     /// - Throws: ``ScenarioError`` if an app's manifest is not a valid one.
-    public init(_ scenario: Scenario, checksInvariants: Bool = true) throws(ScenarioError) {
+    public init(
+        _ scenario: Scenario,
+        checksInvariants: Bool = true,
+        prepare: (Simulator) -> Void = { _ in }
+    ) throws(ScenarioError) {
         self.scenario = scenario
         self.simulator = Simulator(configuration: Self.configuration(of: scenario, checksInvariants: checksInvariants))
+        prepare(simulator)
         for (index, app) in scenario.apps.enumerated() {
             let manifest = try Self.manifest(of: app, path: "apps[\(index)].manifest")
             let behaviour = ScenarioAppBehaviour(app: app, simulator: simulator)
