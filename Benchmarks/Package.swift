@@ -54,6 +54,13 @@ let package = Package(
             ],
             path: "StoreBench"
         ),
+        .executableTarget(
+            name: "SimulatorBench",
+            dependencies: [
+                .product(name: "BackgroundSimulator", package: "BackgroundExecution")
+            ],
+            path: "SimulatorBench"
+        ),
         // Not a benchmark: the same rows as a plain executable, for valgrind/callgrind.
         .executableTarget(
             name: "BeginEndProfile",

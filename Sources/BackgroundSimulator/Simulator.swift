@@ -52,8 +52,11 @@ public final class Simulator {
         public var device: DeviceState
         /// How the battery drains and charges.
         public var battery: BatteryModel
-        /// Whether the invariants are checked after every event (see ``InvariantChecker``).
+        /// Whether the invariants are checked after every event (see ``InvariantViolation``).
         public var checksInvariants: Bool
+        /// Whether every event handed to the system is kept in ``systemEvents`` (benchmarks
+        /// replay them into a bare `BackgroundSystem`).
+        public var recordsSystemEvents: Bool
 
         /// Creates a configuration.
         ///
@@ -65,6 +68,7 @@ public final class Simulator {
         ///   - device: Defaults to a locked phone at 80 % on battery and Wi-Fi.
         ///   - battery: Defaults to ``BatteryModel/init()``.
         ///   - checksInvariants: Defaults to `true`.
+        ///   - recordsSystemEvents: Defaults to `false`.
         public init(
             seed: UInt64 = 0,
             policy: SystemPolicy = .iOS,
@@ -72,8 +76,10 @@ public final class Simulator {
             utcOffset: Int = 0,
             device: DeviceState = DeviceState(),
             battery: BatteryModel = BatteryModel(),
-            checksInvariants: Bool = true
+            checksInvariants: Bool = true,
+            recordsSystemEvents: Bool = false
         ) {
+            self.recordsSystemEvents = recordsSystemEvents
             self.seed = seed
             self.policy = policy
             self.start = start
@@ -97,6 +103,12 @@ public final class Simulator {
     public internal(set) var reports: [TerminationReport] = []
     /// Misuse the system answered with a fault (a crash on iOS): app and message.
     public internal(set) var faults: [(app: AppID, message: String)] = []
+    /// How many events the system has handled.
+    public private(set) var systemEventCount = 0
+    /// Every event handed to the system, with its instant, when
+    /// ``Configuration/recordsSystemEvents`` is on. A reboot starts a new system: its events
+    /// follow, starting with the installs and restores.
+    public private(set) var systemEvents: [(at: Instant, event: Event)] = []
     /// The store the system persists to; it survives ``DeviceDriver/reboot()``.
     public let store = InMemoryStore()
 
@@ -279,6 +291,8 @@ public final class Simulator {
     @discardableResult
     func send(_ event: Event) -> [Effect] {
         var effects: [Effect] = []
+        systemEventCount += 1
+        if configuration.recordsSystemEvents { systemEvents.append((now, event)) }
         do {
             try core.handle(event, at: now, into: &effects)
         } catch {

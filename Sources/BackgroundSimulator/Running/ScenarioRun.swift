@@ -24,15 +24,20 @@ public final class ScenarioRun {
     /// - Parameters:
     ///   - scenario: The scenario.
     ///   - checksInvariants: Whether to check the invariants after every event (the default).
+    ///   - recordSystemEvents: Whether to keep every event handed to the system
+    ///     (``Simulator/systemEvents``).
     ///   - prepare: Runs on the simulator before anything happens: add invariants of your own.
     /// - Throws: ``ScenarioError`` if an app's manifest is not a valid one.
     public init(
         _ scenario: Scenario,
         checksInvariants: Bool = true,
+        recordSystemEvents: Bool = false,
         prepare: (Simulator) -> Void = { _ in }
     ) throws(ScenarioError) {
         self.scenario = scenario
-        self.simulator = Simulator(configuration: Self.configuration(of: scenario, checksInvariants: checksInvariants))
+        var configuration = Self.configuration(of: scenario, checksInvariants: checksInvariants)
+        configuration.recordsSystemEvents = recordSystemEvents
+        self.simulator = Simulator(configuration: configuration)
         prepare(simulator)
         for (index, app) in scenario.apps.enumerated() {
             let manifest = try Self.manifest(of: app, path: "apps[\(index)].manifest")

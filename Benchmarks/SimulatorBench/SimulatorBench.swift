@@ -1,0 +1,189 @@
+// SimulatorBench: how fast the simulator runs a month of a busy phone, and how fast it fuzzes.
+//
+// A plain executable of the Benchmarks package. From Benchmarks/:
+//
+//     swift run -c release SimulatorBench [rounds, default 5]
+//     swift run -c release SimulatorBench --write-scenario scenarios/month-20-apps.json
+//
+// Rows, measured side by side in one run:
+//   (a) the scenario "30 days, 20 apps" (built below; the same file is in scenarios/) run by
+//       ScenarioRun with the invariants checked after every event: wall time, and simulated
+//       events per second (the simulator's log entries, and the system's own events);
+//   (b) the same run without the invariant checks;
+//   (c) the floor: the system events of (a), recorded, replayed into a bare BackgroundSystem
+//       (the pure core, no apps, no device, no log): what any simulator must at least spend;
+//   (d) fuzzing: Fuzzer().check(seed:) over 200 seeds, seeds per second.
+// Target: (a) under 1 s.
+
+import BackgroundSimulator
+import Foundation
+
+@main
+struct SimulatorBench {
+    static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "--write-scenario", arguments.count == 2 {
+            try await MainActor.run { try month().jsonData().write(to: URL(fileURLWithPath: arguments[1])) }
+            print("written: \(arguments[1])")
+            return
+        }
+        let rounds = arguments.first.flatMap(Int.init) ?? 5
+        try await MainActor.run { try measure(rounds: rounds) }
+    }
+
+    @MainActor
+    static func measure(rounds: Int) throws {
+        let scenario = month()
+        print("scenario: \(scenario.name): \(scenario.apps.count) apps, \(scenario.timeline.count) timeline steps")
+        var checked: [Double] = []
+        var unchecked: [Double] = []
+        var replay: [Double] = []
+        var logEvents = 0
+        var systemEvents = 0
+        for round in 1...rounds {
+            var started = ContinuousClock.now
+            let run = try ScenarioRun(scenario)
+            checked.append((ContinuousClock.now - started).seconds)
+            logEvents = run.simulator.events.count
+            systemEvents = run.simulator.systemEventCount
+
+            started = ContinuousClock.now
+            _ = try ScenarioRun(scenario, checksInvariants: false)
+            unchecked.append((ContinuousClock.now - started).seconds)
+
+            let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
+                .systemEvents
+            started = ContinuousClock.now
+            var core = BackgroundSystem(policy: .iOS, device: DeviceConditions())
+            var effects: [Effect] = []
+            for (at, event) in recorded {  // the month has no reboot: one system throughout
+                effects.removeAll(keepingCapacity: true)
+                try? core.handle(event, at: at, into: &effects)
+            }
+            replay.append((ContinuousClock.now - started).seconds)
+            print(
+                "round \(round): checked \(ms(checked.last!)), unchecked \(ms(unchecked.last!)), "
+                    + "core replay \(ms(replay.last!)) (\(recorded.count) system events)"
+            )
+            precondition(run.passed, "the month scenario failed: \(run.failures) \(run.simulator.violations.prefix(3))")
+        }
+        let best = checked.min()!
+        print("")
+        print("30 days × 20 apps, best of \(rounds) (median):")
+        print("  (a) with invariants:    \(ms(best)) (\(ms(median(checked))))")
+        print(
+            "      \(Int(Double(logEvents) / best)) logged events/s (\(logEvents) events), \(Int(Double(systemEvents) / best)) system events/s (\(systemEvents))"
+        )
+        print("  (b) without invariants: \(ms(unchecked.min()!)) (\(ms(median(unchecked))))")
+        print("  (c) floor, core replay: \(ms(replay.min()!)) (\(ms(median(replay))))")
+        print(
+            "      ratio (a)/(c): \(String(format: "%.1f", best / replay.min()!))×, (b)/(c): \(String(format: "%.1f", unchecked.min()! / replay.min()!))×"
+        )
+
+        let fuzzer = Fuzzer()
+        let started = ContinuousClock.now
+        var findings = 0
+        for seed in UInt64(0)..<200 where fuzzer.check(seed: seed) != nil { findings += 1 }
+        let elapsed = (ContinuousClock.now - started).seconds
+        print("  (d) fuzzing: 200 seeds in \(ms(elapsed)): \(Int(200 / elapsed)) seeds/s (\(findings) findings)")
+    }
+
+    static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+    /// Thirty days of a phone with 20 apps: each is opened once or twice a day for a quarter of an
+    /// hour (jittered from the seed), submits a refresh and a clean-up when it leaves, saves for
+    /// 10 s in the background; the phone is locked between uses, charges at night, rides a
+    /// cellular commute, and sits idle overnight.
+    @MainActor
+    static func month() -> Scenario {
+        var apps: [Scenario.App] = []
+        var timeline: [Scenario.Step] = [
+            .init(at: .clock(day: 1, time: .init(hour: 7, minute: 0)), repeat: .daily, event: .device(.unplug)),
+            .init(
+                at: .clock(day: 1, time: .init(hour: 8, minute: 0)),
+                repeat: .daily,
+                event: .device(.change(.init(network: .cellular)))
+            ),
+            .init(
+                at: .clock(day: 1, time: .init(hour: 8, minute: 40)),
+                repeat: .daily,
+                event: .device(.change(.init(network: .wifi)))
+            ),
+            .init(at: .clock(day: 1, time: .init(hour: 23, minute: 0)), repeat: .daily, event: .user(.lock)),
+            .init(at: .clock(day: 1, time: .init(hour: 23, minute: 30)), repeat: .daily, event: .device(.plugIn)),
+        ]
+        for index in 0..<20 {
+            let id = "com.example.app\(index)"
+            let refresh = id + ".refresh"
+            let cleanup = id + ".cleanup"
+            apps.append(
+                Scenario.App(
+                    id: id,
+                    manifest: [
+                        "BGTaskSchedulerPermittedIdentifiers": .array([.string(refresh), .string(cleanup)]),
+                        "UIBackgroundModes": .array(["fetch", "processing"]),
+                    ],
+                    onLaunch: [.register(refresh), .register(cleanup)],
+                    onEnterBackground: [
+                        .submit(.init(identifier: refresh, kind: .refresh, earliestBegin: .seconds(3600))),
+                        .submit(.init(identifier: cleanup, kind: .processing(requiresExternalPower: true))),
+                        .beginBackgroundTask(.init(name: "Save", end: .after(.seconds(10)))),
+                    ],
+                    tasks: [
+                        .init(identifier: cleanup, behaviour: .init(work: .seconds(180))),
+                        .init(
+                            identifier: refresh,
+                            behaviour: .init(
+                                work: .seconds(8),
+                                completion: .complete(
+                                    success: true,
+                                    then: [
+                                        .submit(
+                                            .init(identifier: refresh, kind: .refresh, earliestBegin: .seconds(3600))
+                                        )
+                                    ]
+                                )
+                            )
+                        ),
+                    ]
+                )
+            )
+            for hour in index % 3 == 0 ? [9, 19] : [12 + index % 8] {
+                let minute = (index * 7) % 40
+                timeline.append(
+                    .init(
+                        at: .clock(day: 1, time: .init(hour: hour, minute: minute)),
+                        repeat: .daily,
+                        jitter: .seconds(600),
+                        event: .user(.open(app: id))
+                    )
+                )
+                timeline.append(
+                    .init(
+                        at: .clock(day: 1, time: .init(hour: hour, minute: minute + 15)),
+                        repeat: .daily,
+                        event: .user(.home)
+                    )
+                )
+                timeline.append(
+                    .init(
+                        at: .clock(day: 1, time: .init(hour: hour, minute: minute + 16)),
+                        repeat: .daily,
+                        event: .user(.lock)
+                    )
+                )
+            }
+        }
+        return Scenario(
+            name: "30 days, 20 apps",
+            description: "The simulator benchmark: a month of a busy phone (Benchmarks/SimulatorBench).",
+            seed: 1,
+            duration: .seconds(30 * 86_400),
+            device: .init(batteryLevel: 1, locked: true),
+            apps: apps,
+            timeline: timeline
+        )
+    }
+}

@@ -1,0 +1,288 @@
+import BackgroundSimulator
+import Foundation
+import Testing
+
+/// The example scenarios of `examples/`: each one runs and passes its own `expect` block, each
+/// one validates against the JSON Schema, and each one tells the story its description tells,
+/// checked here on the simulator beyond what the expectations can say.
+@MainActor
+@Suite("Example scenarios")
+struct ExampleScenarioTests {
+    @Test("Every example runs and meets its expectations", arguments: Examples.names)
+    func examplePasses(_ name: String) throws {
+        let run = try Examples.run(name)
+        #expect(
+            run.passed,
+            "\(name): failures \(run.failures), violations \(run.simulator.violations)"
+        )
+        #expect(run.scenario.expectations != nil, "\(name) has no expect block")
+    }
+
+    @Test("examples/ holds the documented set of examples")
+    func examplesArePresent() {
+        let expected = [
+            "force-quit.json", "leaked-assertion.json", "low-battery-day.json", "news-refresh-day.json",
+            "overnight-db-cleanup.json", "photo-upload-on-save.json",
+        ]
+        #expect(Set(expected).isSubset(of: Examples.names), "found \(Examples.names)")
+    }
+
+    @Test("Every example validates against the JSON Schema", .enabled(if: SchemaValidator.isAvailable))
+    func examplesValidate() throws {
+        let paths = Examples.names.map { Examples.directory.appending(path: $0).path }
+        let verdicts = try SchemaValidator.verdicts(paths)
+        #expect(verdicts.count == paths.count)
+        for (name, verdict) in zip(Examples.names, verdicts) {
+            #expect(verdict == "valid", "\(name): \(verdict)")
+        }
+    }
+
+    // MARK: The stories
+
+    @Test("Photo upload: one upload ends itself after 20 s, the other is ended by its expiration handler")
+    func photoUpload() throws {
+        let run = try Examples.run("photo-upload-on-save.json")
+        let simulator = run.simulator
+        #expect(simulator.reports.isEmpty)
+
+        let photos = AppID("com.example.photos")
+        let movedOut = try #require(simulator.firstEvent { Self.entersBackground($0, photos) })
+        let ended = try #require(simulator.firstEvent { Self.endsBackgroundTask($0, photos) })
+        #expect(ended.at - movedOut.at == .seconds(20), "the app ends \"Upload photo\" itself")
+        #expect(!simulator.events.contains { Self.callsExpirationHandler($0, photos) })
+
+        let raw = AppID("com.example.rawcamera")
+        let rawOut = try #require(simulator.firstEvent { Self.entersBackground($0, raw) })
+        let expiring = try #require(simulator.firstEvent { Self.callsExpirationHandler($0, raw) })
+        let rawEnded = try #require(simulator.firstEvent { Self.endsBackgroundTask($0, raw) })
+        let suspended = try #require(simulator.firstEvent { Self.changes($0, raw, from: .background, to: .suspended) })
+        #expect(expiring.at - rawOut.at == .seconds(25), "5 s before the 30 s budget runs out")
+        #expect(rawEnded.at == expiring.at, "the expiration handler ends the task")
+        #expect(suspended.at == expiring.at, "suspended at once, 15 s of the upload undone")
+    }
+
+    @Test("Overnight clean-up: the single run starts idle, on external power, after a day idle on battery")
+    func overnightCleanup() throws {
+        let run = try Examples.run("overnight-db-cleanup.json")
+        let simulator = run.simulator
+        let notes = AppID("com.example.notes")
+        let runs = simulator.taskRuns(of: notes)
+        try #require(runs.count == 1)
+        let cleanup = runs[0]
+        #expect(cleanup.run.request.requiresExternalPower)
+        #expect(cleanup.outcome == .succeeded)
+        #expect(cleanup.endedAt.map { $0 - cleanup.run.startedAt } == .seconds(4 * 60))
+
+        let start = cleanup.run.startedAt
+        let pluggedIn = try #require(simulator.firstEvent { Self.isDevice($0, .pluggedIn) })
+        #expect(pluggedIn.at <= start)
+        let state = try #require(
+            simulator.events.last { $0.at <= start && Self.deviceState($0) != nil }.flatMap(Self.deviceState)
+        )
+        #expect(state.powerSource == .externalPower, "the clean-up starts on the charger")
+        #expect(state.isIdle && state.isLocked)
+
+        // While the request was pending on battery the device sat idle for hours (locked, the
+        // user away): every condition but power was met, and the clean-up did not run.
+        let submitted = try #require(simulator.firstEvent { Self.acceptsRequest($0, notes) })
+        var idleOnBattery = Duration.zero
+        var idleSince: Instant?
+        for event in simulator.events where event.at >= submitted.at && event.at <= pluggedIn.at {
+            guard let state = Self.deviceState(event) else { continue }
+            if state.isIdle && state.powerSource == .battery {
+                idleSince = idleSince ?? event.at
+            } else if let since = idleSince {
+                idleOnBattery += event.at - since
+                idleSince = nil
+            }
+        }
+        #expect(idleOnBattery == .seconds(10 * 3600 + 30 * 60), "09:10-12:30, 13:10-18:00 and 20:10-22:30")
+    }
+
+    @Test("Force quit: no background launch while the flag is set; refreshes resume after the user opens the app")
+    func forceQuit() throws {
+        let run = try Examples.run("force-quit.json")
+        let simulator = run.simulator
+        let weather = AppID("com.example.weather")
+        let report = try #require(simulator.reports.first)
+        #expect(report.reason == .userForceQuit)
+        #expect(report.stateBefore == .suspended)
+        #expect(try report.at == Examples.instant("11:00", in: run))
+
+        let reopened = try #require(
+            simulator.events.first { event in
+                guard event.at > report.at, case .user(.open(weather)) = event.kind else { return false }
+                return true
+            }
+        )
+        let starts = simulator.taskRuns(of: weather).map(\.run.startedAt)
+        #expect(starts.filter { $0 < report.at }.count == 3)
+        #expect(starts.allSatisfy { $0 < report.at || $0 >= reopened.at }, "nothing runs while force-quit")
+        #expect(starts.filter { $0 >= reopened.at }.count == 13)
+        // The system never launched the force-quit app in the background: it left "terminated"
+        // only when the user opened it.
+        let relaunches = simulator.events.compactMap { event -> AppLifecycleState? in
+            guard case .system(.stateChanged(weather, .terminated, let to)) = event.kind else { return nil }
+            return to
+        }
+        #expect(relaunches == [.inactive])
+    }
+
+    @Test("Low battery: no refresh starts while Low Power Mode is on, from 20 % on battery to 80 % on the charger")
+    func lowBatteryPause() throws {
+        let run = try Examples.run("low-battery-day.json")
+        let simulator = run.simulator
+        let news = AppID("com.example.news")
+        let on = try #require(simulator.firstEvent { Self.isDevice($0, .lowPowerMode(true, automatic: true)) })
+        let off = try #require(simulator.firstEvent { Self.isDevice($0, .lowPowerMode(false, automatic: true)) })
+        let onState = try #require(Self.deviceState(on))
+        let offState = try #require(Self.deviceState(off))
+        #expect(onState.powerSource == .battery && abs(onState.batteryLevel - 0.2) < 1e-9)
+        #expect(offState.powerSource == .externalPower && abs(offState.batteryLevel - 0.8) < 1e-9)
+
+        let starts = simulator.taskRuns(of: news).map(\.run.startedAt)
+        #expect(starts.filter { $0 < on.at }.count == 7)
+        #expect(!starts.contains { $0 >= on.at && $0 < off.at }, "no refresh in Low Power Mode")
+        #expect(starts.first { $0 >= off.at } == off.at, "the waiting refresh runs as Low Power Mode ends")
+        #expect(off.at - on.at > .seconds(7 * 3600))
+        // Leaving the app in Low Power Mode, its submit is refused as unavailable.
+        #expect(
+            simulator.events.contains { event in
+                guard event.at > on.at, event.at < off.at,
+                    case .system(.taskRequestRejected(news, "com.example.news.refresh", _)) = event.kind
+                else { return false }
+                return true
+            }
+        )
+    }
+
+    @Test("Leaked assertion: 0x8badf00d 30 s into the background, the report naming \"Sync messages\"")
+    func leakedAssertion() throws {
+        let run = try Examples.run("leaked-assertion.json")
+        let simulator = run.simulator
+        let chat = AppID("com.example.chat")
+        try #require(simulator.reports.count == 1)
+        let report = simulator.reports[0]
+        #expect(report.app == chat)
+        #expect(report.code == .watchdogTimeout)
+        #expect(report.stateBefore == .background)
+        #expect(report.permittedBackgroundDuration == .seconds(30))
+        let leaked = try #require(report.leakedAssertions.first)
+        #expect(report.leakedAssertions.map(\.name) == ["Sync messages"])
+        #expect(leaked.expirationDelivered, "the handler was called, and ignored")
+        #expect(report.at - leaked.beganAt == .seconds(30))
+        #expect(try report.at == Examples.instant("12:20:30", in: run))
+        let expiring = try #require(simulator.firstEvent { Self.callsExpirationHandler($0, chat) })
+        #expect(report.at - expiring.at == .seconds(5))
+        #expect(report.renderText().contains("Sync messages"))
+    }
+
+    // MARK: Event matchers
+
+    private static func entersBackground(_ event: SimulationEvent, _ app: AppID) -> Bool {
+        changes(event, app, from: .inactive, to: .background)
+    }
+
+    private static func changes(
+        _ event: SimulationEvent,
+        _ app: AppID,
+        from: AppLifecycleState,
+        to: AppLifecycleState
+    ) -> Bool {
+        if case .system(.stateChanged(app, from, to)) = event.kind { return true }
+        return false
+    }
+
+    private static func endsBackgroundTask(_ event: SimulationEvent, _ app: AppID) -> Bool {
+        if case .appCall(app, .endBackgroundTask) = event.kind { return true }
+        return false
+    }
+
+    private static func callsExpirationHandler(_ event: SimulationEvent, _ app: AppID) -> Bool {
+        if case .system(.runExpirationHandler(app, _)) = event.kind { return true }
+        return false
+    }
+
+    private static func acceptsRequest(_ event: SimulationEvent, _ app: AppID) -> Bool {
+        if case .system(.taskRequestAccepted(app, _)) = event.kind { return true }
+        return false
+    }
+
+    /// The device after a device event.
+    private static func deviceState(_ event: SimulationEvent) -> DeviceState? {
+        if case .device(_, let state) = event.kind { return state }
+        return nil
+    }
+
+    private static func isDevice(_ event: SimulationEvent, _ change: DeviceChange) -> Bool {
+        if case .device(change, _) = event.kind { return true }
+        return false
+    }
+}
+
+extension Simulator {
+    fileprivate func firstEvent(where matches: (SimulationEvent) -> Bool) -> SimulationEvent? {
+        events.first(where: matches)
+    }
+}
+
+/// The files of `examples/`, found from this file's path.
+private enum Examples {
+    static let directory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "examples")
+
+    /// The example files' names, sorted.
+    static let names: [String] =
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+        .filter { $0.hasSuffix(".json") }.sorted()
+
+    /// Loads and runs one example.
+    @MainActor
+    static func run(_ name: String) throws -> ScenarioRun {
+        try ScenarioRun(Scenario.load(contentsOf: directory.appending(path: name)))
+    }
+
+    /// The instant of an `at` written as in the scenario (`"09:10"`, `"day 2 07:00"`).
+    @MainActor
+    static func instant(_ at: String, in run: ScenarioRun) throws -> Instant {
+        Instant(offset: try Scenario.Step.At(parsing: at).offset(from: run.scenario.start))
+    }
+}
+
+/// Python's `jsonschema` (4.x), as the schema tests use it, over files.
+private enum SchemaValidator {
+    static let schema = Examples.directory.deletingLastPathComponent().appending(path: "schemas/scenario.schema.json")
+
+    private static let script = """
+        import json, sys
+        from jsonschema import Draft202012Validator
+        schema = json.load(open(sys.argv[1]))
+        Draft202012Validator.check_schema(schema)
+        validator = Draft202012Validator(schema)
+        for path in sys.argv[2:]:
+            errors = sorted(validator.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
+            print("valid" if not errors else "invalid: " + errors[0].message[:200].replace("\\n", " "))
+        """
+
+    static let isAvailable: Bool = (try? python(["-c", "import jsonschema"]).status) == 0
+
+    /// The schema's verdict on each file: "valid" or "invalid: <first error>".
+    static func verdicts(_ paths: [String]) throws -> [String] {
+        let (status, output) = try python(["-c", script, schema.path] + paths)
+        #expect(status == 0, "the validator failed")
+        return output.split(separator: "\n").map(String.init)
+    }
+
+    private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
