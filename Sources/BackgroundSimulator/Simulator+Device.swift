@@ -73,6 +73,12 @@ extension Simulator {
         mutate(&deviceState)
         if deviceState.batteryLevel != before.batteryLevel { battery.set(deviceState.batteryLevel, at: now) }
         if deviceState.lowPowerMode != before.lowPowerMode { autoLowPowerArmed = false }
+        switch change {
+        case .lowPowerMode, .idle, .network:
+            if deviceState == before { return }  // a setting set to what it was: nothing happened
+        default:
+            break
+        }
         record(.device(change, deviceState))
         if deviceState.isOn, deviceState.conditions != before.conditions {
             send(.setDevice(deviceState.conditions))
@@ -118,13 +124,14 @@ extension Simulator {
         refreshBattery(force: true)
     }
 
-    /// Low Power Mode switches itself on at the policy's critical level, and off when charging
-    /// reaches the model's level, as iOS does.
+    /// Low Power Mode switches itself on at the policy's critical level (if the model says the
+    /// user accepts iOS's offer), and off when charging reaches the model's level, as iOS does.
     func checkBatteryThresholds() {
         let level = deviceState.batteryLevel
         let threshold = configuration.policy.scheduling.criticalBatteryLevel
         if level > threshold + 1e-9 && deviceState.powerSource == .battery { autoLowPowerArmed = true }
-        if deviceState.powerSource == .battery, !deviceState.lowPowerMode, autoLowPowerArmed, level <= threshold + 1e-9
+        if configuration.battery.switchesLowPowerModeOn, deviceState.powerSource == .battery,
+            !deviceState.lowPowerMode, autoLowPowerArmed, level <= threshold + 1e-9
         {
             changeDevice(.lowPowerMode(true, automatic: true)) { $0.lowPowerMode = true }
             autoLowPowerArmed = false

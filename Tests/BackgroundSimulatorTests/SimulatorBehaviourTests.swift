@@ -134,6 +134,23 @@ struct SimulatorBehaviourTests {
         #expect(simulator.deviceNow.batteryLevel == 1)
     }
 
+    @Test("A user who declines iOS's Low Power Mode offer: the battery passes 20 % and the mode stays off")
+    func lowPowerModeDeclined() {
+        var battery = BatteryModel()
+        battery.switchesLowPowerModeOn = false
+        let device = DeviceState(batteryLevel: 0.25, isLocked: false)
+        let simulator = Simulator(configuration: .init(device: device, battery: battery))
+        simulator.advance(by: .seconds(3 * 3600))
+        #expect(simulator.deviceNow.batteryLevel < 0.2)
+        #expect(!simulator.deviceNow.lowPowerMode)
+        simulator.device.setLowPowerMode(false)
+        let lowPowerEvents = simulator.events.filter { event in
+            if case .device(.lowPowerMode, _) = event.kind { return true }
+            return false
+        }
+        #expect(lowPowerEvents.isEmpty, "setting Low Power Mode to what it already is logs nothing")
+    }
+
     @Test("An empty battery switches the device off with every app; the charger switches it on again")
     func emptyBatteryShutsDown() {
         let simulator = Simulator(configuration: .init(device: DeviceState(batteryLevel: 0.03, isLocked: false)))

@@ -27,6 +27,11 @@ public struct BatteryModel: Sendable, Hashable, Codable {
     public var taperLevel = 0.8
     /// Drain is multiplied by this in Low Power Mode.
     public var lowPowerModeFactor = 0.75
+    /// Whether Low Power Mode switches on by itself when the battery reaches the policy's
+    /// critical level (`SchedulingPolicy.criticalBatteryLevel`, 20 %). On iOS it is the user's
+    /// choice: the system offers it at 20 %; the model assumes the user accepts. Set `false` to
+    /// model a user who declines.
+    public var switchesLowPowerModeOn = true
     /// Low Power Mode switches itself off when charging reaches this level, as iOS does at 80 %.
     public var lowPowerModeOffLevel = 0.8
     /// How long after the screen locks the device counts as idle (**ours**).

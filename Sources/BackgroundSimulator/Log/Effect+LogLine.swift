@@ -22,11 +22,10 @@ extension Effect {
         case .taskRequestAccepted(_, let request):
             let after = request.earliestBegin.map { ", not before \($0)" } ?? ""
             return "accepted \"\(request.identifier)\" (\(request.kind))\(after)"
-        case .taskRequestRejected(_, let identifier, let code): return "submit(\"\(identifier)\") refused: \(code)"
         case .fault(_, let message): return "fault: \(message)"
         case .taskHandlerRefused(_, let identifier): return "register(\"\(identifier)\") refused"
         case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
-            .taskHandlerRegistered, .persist:
+            .taskHandlerRegistered, .persist, .taskRequestRejected:
             return nil
         }
     }
