@@ -13,32 +13,7 @@ struct ScenarioSchemaTests {
     private static let schemaURL = packageRoot.appending(path: "schemas/scenario.schema.json")
     private static let docsURL = packageRoot.appending(path: "docs/scenarios.md")
 
-    private static let validator = """
-        import json, sys
-        from jsonschema import Draft202012Validator
-        schema = json.load(open(sys.argv[1]))
-        Draft202012Validator.check_schema(schema)
-        validator = Draft202012Validator(schema)
-        for path in sys.argv[2:]:
-            errors = sorted(validator.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
-            print("valid" if not errors else "invalid: " + errors[0].message[:200].replace("\\n", " "))
-        """
-
-    private static let hasJSONSchema: Bool = (try? run(["-c", "import jsonschema"]).status) == 0
-
-    /// Runs `python3` with `arguments`; returns its exit status and standard output.
-    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
+    private static let hasJSONSchema = SchemaValidator.isAvailable
 
     /// The schema's verdict on each document: "valid" or "invalid: <first error>".
     private static func schemaVerdicts(_ documents: [String]) throws -> [String] {
@@ -51,9 +26,7 @@ struct ScenarioSchemaTests {
             try Data(document.utf8).write(to: file)
             paths.append(file.path)
         }
-        let (status, output) = try run(["-c", validator, schemaURL.path] + paths)
-        #expect(status == 0, "the validator failed: is the schema valid?")
-        return output.split(separator: "\n").map(String.init)
+        return try SchemaValidator.verdicts(paths)
     }
 
     /// The fenced ```json blocks of the documentation that are whole scenarios.
