@@ -29,6 +29,32 @@ struct SimulatorBasicsTests {
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
+    @Test("The README's example runs as written")
+    func readmeExample() {
+        let simulator = Simulator(configuration: .init(seed: 42))
+        let news = simulator.install(
+            "com.example.news",
+            permittedTaskIdentifiers: ["refresh"],
+            backgroundModes: [.fetch]
+        ) { process in  // runs at every launch
+            BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
+                process.after(.seconds(8)) { task.setTaskCompleted(success: true) }  // 8 s of work
+            }
+            let request = BGAppRefreshTaskRequest(identifier: "refresh")
+            request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+            try? BGTaskScheduler.shared.submit(request)
+        }
+        simulator.user.open(news)
+        simulator.advance(by: .seconds(300))
+        simulator.user.lock()
+        simulator.device.plugIn()
+        simulator.advance(by: .seconds(8 * 3600))  // milliseconds of real time
+        let runs = simulator.taskRuns(of: news)
+        #expect(!runs.isEmpty && runs.allSatisfy { $0.outcome == .succeeded })
+        #expect(simulator.violations.isEmpty)
+        #expect(simulator.logText().contains("day 1 00:05:00.000    com.example.news         active → inactive"))
+    }
+
     @Test("An assertion that never ends is expired, then the app is killed with 0x8badf00d naming it")
     func leakedAssertionIsReported() {
         let simulator = Simulator()
