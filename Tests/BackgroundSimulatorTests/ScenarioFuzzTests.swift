@@ -1,19 +1,7 @@
 import BackgroundSimulator
+import BackgroundTestSupport
 import Foundation
 import Testing
-
-/// SplitMix64, so that a printed seed reproduces a run (`SCENARIO_FUZZ_SEED=<seed> swift test`).
-private struct FuzzGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Scenario decoding under fuzzing")
 struct ScenarioFuzzTests {
@@ -49,7 +37,7 @@ struct ScenarioFuzzTests {
     @Test("Mutated bytes give a scenario or a typed error, never a crash")
     func byteMutations() {
         print("ScenarioFuzzTests.byteMutations seed: \(Self.seed)")
-        var random = FuzzGenerator(state: Self.seed)
+        var random = SplitMix64(seed: Self.seed)
         var decoded = 0
         for _ in 0..<3000 {
             var bytes = Array(Self.corpus.randomElement(using: &random)!.utf8)
@@ -64,7 +52,7 @@ struct ScenarioFuzzTests {
     @Test("Mutated JSON trees give a scenario or a typed error, never a crash")
     func treeMutations() throws {
         print("ScenarioFuzzTests.treeMutations seed: \(Self.seed)")
-        var random = FuzzGenerator(state: Self.seed ^ 0xA5A5)
+        var random = SplitMix64(seed: Self.seed ^ 0xA5A5)
         let trees = try Self.corpus.prefix(4).map { try JSONValue(parsing: Data($0.utf8)) }
         var decoded = 0
         for _ in 0..<3000 {
@@ -79,7 +67,7 @@ struct ScenarioFuzzTests {
 
     @Test("Random bytes give a typed error, never a crash")
     func garbage() {
-        var random = FuzzGenerator(state: Self.seed ^ 0x6A6A)
+        var random = SplitMix64(seed: Self.seed ^ 0x6A6A)
         for _ in 0..<500 {
             let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in
                 UInt8.random(in: 0...255, using: &random)
@@ -88,7 +76,7 @@ struct ScenarioFuzzTests {
         }
     }
 
-    private static func mutate(_ bytes: inout [UInt8], using random: inout FuzzGenerator) {
+    private static func mutate(_ bytes: inout [UInt8], using random: inout SplitMix64) {
         guard !bytes.isEmpty else {
             bytes = Array(tokens.randomElement(using: &random)!.utf8)
             return
@@ -107,7 +95,7 @@ struct ScenarioFuzzTests {
         }
     }
 
-    private static func mutate(_ value: JSONValue, depth: Int, using random: inout FuzzGenerator) -> JSONValue {
+    private static func mutate(_ value: JSONValue, depth: Int, using random: inout SplitMix64) -> JSONValue {
         switch value {
         case .object(var members) where !members.isEmpty && Int.random(in: 0..<4, using: &random) != 0:
             let key = members.keys.sorted().randomElement(using: &random)!
@@ -130,7 +118,7 @@ struct ScenarioFuzzTests {
         }
     }
 
-    private static func randomValue(depth: Int, using random: inout FuzzGenerator) -> JSONValue {
+    private static func randomValue(depth: Int, using random: inout SplitMix64) -> JSONValue {
         let strings = [
             "", " ", "+1d", "+0s", "07:30", "23:59:59", "day 2 07:30", "day 0 07:30", "1h30m", "30m1h", "0s", "401d",
             "daily", "hourly", "open", "home", "plugIn", "refresh", "processing", "none", "a", "com.example.news",

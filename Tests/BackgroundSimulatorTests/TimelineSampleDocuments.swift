@@ -1,4 +1,5 @@
 import BackgroundSimulator
+import BackgroundTestSupport
 
 /// Documents for the timeline's tests: a small realistic night, hostile names, and a large month.
 enum TimelineSampleDocuments {
@@ -241,19 +242,13 @@ extension TimelineSampleDocuments {
     }
 }
 
-/// A small seeded generator (SplitMix64), so the large document is the same on every run.
+/// The shared seeded generator, with the draw the large document needs.
 private struct SampleGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     /// A whole number of seconds in `0..<bound`.
     mutating func next(below bound: Double) -> Double {

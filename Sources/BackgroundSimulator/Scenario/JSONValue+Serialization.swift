@@ -67,22 +67,27 @@ extension JSONValue {
     }
 
     private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    output += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
+        output += jsonStringLiteral(value.unicodeScalars)
+    }
+}
+
+/// A JSON string literal of these scalars: quotes, backslashes and control characters escaped.
+func jsonStringLiteral(_ scalars: some Sequence<Unicode.Scalar>) -> String {
+    var result = "\""
+    for scalar in scalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        default:
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+            } else {
+                result.unicodeScalars.append(scalar)
             }
         }
-        output += "\""
     }
+    return result + "\""
 }

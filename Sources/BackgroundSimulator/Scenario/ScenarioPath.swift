@@ -61,23 +61,8 @@ func quoted(_ value: String) -> String {
         scalars = Array(scalars.prefix(57))
         suffix = "…"
     }
-    var result = "\""
-    for scalar in scalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\t": result += "\\t"
-        case "\r": result += "\\r"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                result += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return result + suffix + "\""
+    let literal = jsonStringLiteral(scalars)
+    return suffix.isEmpty ? literal : String(literal.dropLast()) + suffix + "\""
 }
 
 extension String {
