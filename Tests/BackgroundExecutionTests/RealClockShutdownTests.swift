@@ -23,10 +23,7 @@ struct RealClockShutdownTests {
         }
     }
 
-    static var bgctl: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("bgctl")
-    }
+    static var bgctl: URL { bgctlExecutable }
 
     func runUntilSignalled(_ arguments: [String]) throws -> Outcome {
         let process = Process()

@@ -222,6 +222,24 @@ struct SimulatorBehaviourTests {
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
+    @Test("The debugger's hooks: a pending request runs at once on battery, and expiring it calls its handler")
+    func debuggerHooks() {
+        let simulator = Simulator()
+        let news = installNews(simulator, work: .seconds(600))
+        simulator.user.open(news)
+        simulator.advance(by: .seconds(60))
+        simulator.user.goHome()
+        simulator.advance(by: .seconds(60))
+        #expect(simulator.state(of: news) == .suspended)
+        simulator.simulateLaunch(of: news, taskWithIdentifier: "cleanup")  // needs power; runs anyway
+        simulator.runPending()
+        #expect(simulator.taskRuns(of: news).map(\.identifier) == ["cleanup"])
+        simulator.simulateExpiration(of: news, taskWithIdentifier: "cleanup")
+        simulator.runPending()
+        #expect(simulator.taskRuns(of: news).first?.outcome == .failed)  // no expiration handler: completed unsuccessfully
+        #expect(simulator.violations.isEmpty, "\(simulator.violations)")
+    }
+
     @Test("A rule of the test's own is checked after every event and reported as a violation")
     func customInvariant() {
         let simulator = Simulator()
