@@ -236,7 +236,8 @@ struct SimulatorBehaviourTests {
         #expect(simulator.taskRuns(of: news).map(\.identifier) == ["cleanup"])
         simulator.simulateExpiration(of: news, taskWithIdentifier: "cleanup")
         simulator.runPending()
-        #expect(simulator.taskRuns(of: news).first?.outcome == .failed)  // no expiration handler: completed unsuccessfully
+        // No expiration handler: the system completes it unsuccessfully.
+        #expect(simulator.taskRuns(of: news).first?.outcome == .failed)
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
