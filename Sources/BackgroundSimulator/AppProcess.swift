@@ -63,8 +63,9 @@ public final class AppProcess {
         mainThreadFreeAt = max(mainThreadFreeAt, simulator.now) + duration
     }
 
-    /// Whether the process is still running (not ended by the system, the user or a reboot).
-    public var isRunning: Bool { isAlive }
+    /// Whether the process has ended (the system, the user or a reboot ended it). A suspended
+    /// process has not ended.
+    public var hasEnded: Bool { !isAlive }
 
     func end() {
         isAlive = false

@@ -46,7 +46,7 @@ public final class InMemoryStore: PersistentStore {
             var launches = apps[app, default: PersistedApp(app: app)].launches
             launches.append(instant)
             if launches.count > launchLimit { launches.removeFirst(launches.count - launchLimit) }
-            apps[app]?.launches = launches
+            apps[app, default: PersistedApp(app: app)].launches = launches
         case .saveAppState(let app, let saved):
             apps[app, default: PersistedApp(app: app)].state = saved
         case .saveManifest(let manifest):

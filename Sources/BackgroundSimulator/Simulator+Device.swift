@@ -53,8 +53,13 @@ public struct DeviceDriver {
     /// Switches Background App Refresh: the system switch, or one app's.
     public func setBackgroundAppRefresh(_ on: Bool, for app: AppID? = nil) {
         let setting: BackgroundRefreshSetting = app.map { .appSwitch($0, on) } ?? .systemSwitch(on)
+        if app == nil { simulator.deviceState.backgroundAppRefresh = on }
         simulator.record(.device(.backgroundAppRefresh(setting), simulator.deviceNow))
-        guard simulator.deviceState.isOn else { return }
+        guard simulator.deviceState.isOn else {
+            // Settings change while the phone is off too: the system applies them when it starts.
+            if app != nil { simulator.refreshSettingsWhileOff.append(setting) }
+            return
+        }
         simulator.send(.setBackgroundRefresh(setting))
     }
 
@@ -80,7 +85,9 @@ extension Simulator {
             break
         }
         record(.device(change, deviceState))
-        if deviceState.isOn, deviceState.conditions != before.conditions {
+        if deviceState.isOn && deviceState.powerSource == .battery && deviceState.batteryLevel <= 0 {
+            shutDown()
+        } else if deviceState.isOn, deviceState.conditions != before.conditions {
             send(.setDevice(deviceState.conditions))
         } else {
             refreshBattery()
@@ -146,6 +153,8 @@ extension Simulator {
     /// The battery ran out: every process ends with the device, without reports.
     func shutDown() {
         killAllProcesses()
+        core = BackgroundSystem(policy: configuration.policy, device: deviceState.conditions)
+        checker.systemRestarted()
         deviceState.isOn = false
         deviceState.isLocked = true
         deviceState.isIdle = true
@@ -169,6 +178,10 @@ extension Simulator {
         checker.systemRestarted()
         for app in installed { send(.install(app.manifest)) }
         for saved in store.load(clock: wallClock) { send(.restore(saved)) }
+        // Settings are the device's, not the system's store: they survive the restart.
+        if !deviceState.backgroundAppRefresh { send(.setBackgroundRefresh(.systemSwitch(false))) }
+        for setting in refreshSettingsWhileOff { send(.setBackgroundRefresh(setting)) }
+        refreshSettingsWhileOff = []
         checker.checkRestored(before, core: core, at: now)
         flushViolations()
         scheduleIdle()
@@ -177,7 +190,8 @@ extension Simulator {
 
     private func killAllProcesses() {
         for app in processes.keys.sorted() { endProcess(app) }
-        for id in runOrder where runs[id]?.outcome == nil { runs[id]?.finish(.killed, at: now) }
+        for index in runIndex.values { runRecords[index].finish(.killed, at: now) }
+        runIndex = [:]
         foregroundApp = nil
         backgroundApps = []
         lastBudgetSample = [:]

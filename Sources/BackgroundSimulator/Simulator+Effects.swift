@@ -47,7 +47,7 @@ extension Simulator {
         case .expireTask(let app, let id):
             onMainActor(of: app) { process in Self.expire(id, in: process) }
         case .taskFinished(_, let id, let outcome):
-            runs[id]?.finish(outcome, at: now)
+            if let index = runIndex.removeValue(forKey: id) { runRecords[index].finish(outcome, at: now) }
         case .exit(let app, _, let report), .terminate(let app, let report):
             reports.append(report)
             endProcess(app)
@@ -61,6 +61,12 @@ extension Simulator {
 
     private func changeState(_ app: AppID, from: AppLifecycleState, to: AppLifecycleState) {
         if to == .background { backgroundApps.insert(app) } else { backgroundApps.remove(app) }
+        if from == .background && to != .background {
+            // The budget lane's last point in the background: where it stood when the app left.
+            let remaining = core.backgroundTimeRemaining(of: app, at: now) ?? .zero
+            record(.budget(app, remaining: to.hasProcess ? remaining : .zero, depleting: false))
+            lastBudgetSample[app] = nil
+        }
         if !to.hasProcess {
             endProcess(app)
             return
@@ -127,8 +133,8 @@ extension Simulator {
     private func startRuns(_ app: AppID, _ started: [TaskRun]) {
         guard let process = processes[app] else { return }
         for run in started {
-            runs[run.id] = TaskRunRecord(app: app, run: run)
-            runOrder.append(run.id)
+            runIndex[run.id] = runRecords.count
+            runRecords.append(TaskRunRecord(app: app, run: run))
             if run.request.kind == .fetch {
                 onMainActor(of: app) { process in
                     let completion = FetchCompletion(connection: process.application.connection, run: run.id)

@@ -12,6 +12,9 @@ public struct UserDriver {
 
     /// Opens the app: launches it, or brings it back, and makes it active. Unlocks the device
     /// first, and sends the app in the foreground, if another, to the background.
+    ///
+    /// The app is inactive at once, and active after its launch code and foreground callbacks
+    /// have run, at the next turn of the simulation (the next `advance`, `run` or `runPending`).
     public func open(_ app: AppID) {
         simulator.userOpens(app)
     }
@@ -68,16 +71,21 @@ extension Simulator {
             switch simulator.state(of: app) {
             case .notRunning, .terminated:
                 simulator.send(.launch(app, .foreground))
-                simulator.send(.activate(app))
             case .background, .suspended:
                 simulator.send(.enterForeground(app))
-                simulator.send(.activate(app))
-            case .inactive:
-                simulator.send(.activate(app))
-            case .active:
+            case .inactive, .active:
                 break
             }
             simulator.foregroundApp = app
+            // The app becomes active after its launch or foreground callbacks, which see it
+            // inactive, as on iOS: queued behind them, unless the user has moved on meanwhile.
+            simulator.schedule(
+                at: simulator.now,
+                .driver({ [unowned simulator] in
+                    guard simulator.foregroundApp == app, simulator.state(of: app) == .inactive else { return }
+                    simulator.send(.activate(app))
+                })
+            )
         }
     }
 

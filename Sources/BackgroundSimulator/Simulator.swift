@@ -15,7 +15,8 @@ import HeapModule
 /// ```swift
 /// @MainActor @Test func newsRefreshesOvernight() {
 ///     let simulator = Simulator()
-///     let news = simulator.install("com.example.news", permittedTaskIdentifiers: ["refresh"]) { process in
+///     let news = simulator.install("com.example.news", permittedTaskIdentifiers: ["refresh"],
+///                                  backgroundModes: [.fetch]) { process in
 ///         BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
 ///             process.after(.seconds(5)) { task.setTaskCompleted(success: true) }
 ///         }
@@ -129,9 +130,13 @@ public final class Simulator {
     var battery: BatteryClock
     var idleGeneration: UInt64 = 0
     var autoLowPowerArmed = true
+    /// Per-app Background App Refresh switches changed while the phone was off.
+    var refreshSettingsWhileOff: [BackgroundRefreshSetting] = []
     var checker: InvariantChecker
-    var runs: [TaskRunID: TaskRunRecord] = [:]
-    var runOrder: [TaskRunID] = []
+    /// Every task run, in the order they started.
+    var runRecords: [TaskRunRecord] = []
+    /// Where the current system's runs are in ``runRecords`` (run identifiers start again after a reboot).
+    var runIndex: [TaskRunID: Int] = [:]
     var customInvariants: [(name: String, check: @MainActor (Simulator) -> String?)] = []
 
     /// Creates a simulator with no apps, at T+0.
@@ -144,6 +149,7 @@ public final class Simulator {
         self.checker = InvariantChecker(policy: configuration.policy, enabled: configuration.checksInvariants)
         refreshBattery()
         if deviceState.isLocked && !deviceState.isIdle { scheduleIdle() }
+        if !deviceState.backgroundAppRefresh { send(.setBackgroundRefresh(.systemSwitch(false))) }
     }
 
     /// The wall-clock date of an instant on the simulator's timeline.
@@ -224,7 +230,7 @@ public final class Simulator {
     public func process(of app: AppID) -> AppProcess? { processes[app] }
 
     /// Every task run handed to apps so far, in the order they started.
-    public var taskRuns: [TaskRunRecord] { runOrder.compactMap { runs[$0] } }
+    public var taskRuns: [TaskRunRecord] { runRecords }
 
     /// The task runs of one app.
     public func taskRuns(of app: AppID) -> [TaskRunRecord] { taskRuns.filter { $0.app == app } }
@@ -290,6 +296,10 @@ public final class Simulator {
     /// Hands an event to the system and carries out its effects.
     @discardableResult
     func send(_ event: Event) -> [Effect] {
+        guard deviceState.isOn else {
+            record(.note("the device is off: \(event) not delivered"))
+            return []
+        }
         var effects: [Effect] = []
         systemEventCount += 1
         if configuration.recordsSystemEvents { systemEvents.append((now, event)) }
@@ -358,7 +368,7 @@ public final class Simulator {
             let sample = BudgetSample(remaining: remaining, depleting: !core.assertions(of: app).isEmpty)
             guard lastBudgetSample[app] != sample else { continue }
             lastBudgetSample[app] = sample
-            record(.budget(app, remaining: remaining))
+            record(.budget(app, remaining: remaining, depleting: sample.depleting))
         }
     }
 }

@@ -98,6 +98,22 @@ struct InvariantCheckerTests {
         #expect(correct.violations.isEmpty)
     }
 
+    @Test("An expiration delivered for one assertion does not excuse killing another without one")
+    func expirationIsPerAssertion() {
+        var checker = Self.checker()
+        Self.begin(&checker, 1)
+        checker.observe(
+            .tick,
+            [.runExpirationHandler(Self.app, AssertionID(rawValue: 1))],
+            core: Self.core,
+            at: .seconds(25)
+        )
+        checker.observe(.endAssertion(Self.app, AssertionID(rawValue: 1)), [], core: Self.core, at: .seconds(25))
+        Self.begin(&checker, 2, at: 30)
+        Self.terminate(&checker, Self.report(.watchdog(.watchdogTimeout), leaking: [2]))
+        #expect(checker.violations.map(\.invariant) == [.expirationBeforeWatchdog])
+    }
+
     @Test("App code running while the app is suspended or ended is a violation")
     func suspendedAppRunsNoCode() {
         var checker = Self.checker()

@@ -22,8 +22,13 @@ public struct DeviceState: Sendable, Hashable, Codable {
     public var unlockedSinceBoot: Bool
     /// Whether the device is on; it switches off when the battery runs out and on when plugged in.
     public var isOn: Bool
+    /// The system-wide Background App Refresh switch in Settings.
+    public var backgroundAppRefresh: Bool
 
     /// Creates a device state; defaults describe a locked phone at 80 % on battery and Wi-Fi.
+    ///
+    /// `isIdle` defaults to `isLocked`: a phone locked at the start has been left alone for a
+    /// while. After that, a phone turns idle ``BatteryModel/idleAfterLock`` after it locks.
     public init(
         batteryLevel: Double = 0.8,
         powerSource: DeviceConditions.PowerSource = .battery,
@@ -33,8 +38,10 @@ public struct DeviceState: Sendable, Hashable, Codable {
         isLocked: Bool = true,
         isIdle: Bool? = nil,
         unlockedSinceBoot: Bool = true,
-        isOn: Bool = true
+        isOn: Bool = true,
+        backgroundAppRefresh: Bool = true
     ) {
+        self.backgroundAppRefresh = backgroundAppRefresh
         self.batteryLevel = batteryLevel
         self.powerSource = powerSource
         self.network = network

@@ -5,7 +5,7 @@ import BackgroundCore
 ///
 /// ```swift
 /// let fuzzer = Fuzzer()
-/// for seed in 0..<1000 {
+/// for seed in UInt64(0)..<1000 {
 ///     if let finding = fuzzer.check(seed: seed) {
 ///         print(finding.report)     // the seed, the violation, a minimal scenario and its log
 ///     }

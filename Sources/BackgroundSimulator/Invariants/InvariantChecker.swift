@@ -24,7 +24,8 @@ struct InvariantChecker {
     /// Held assertions, and whether each has an expiration handler.
     private var held: [AppID: [AssertionID: Bool]] = [:]
     private var everGranted: [AppID: Set<AssertionID>] = [:]
-    private var expirationDelivered: Set<AppID> = []
+    /// The held assertions whose expiration handler the system called.
+    private var expirationDelivered: [AppID: Set<AssertionID>] = [:]
     private var expiredTasks: Set<TaskRunID> = []
     private var callbackOutstanding: Set<AppID> = []
     private var running: [AppID: Set<TaskRunID>] = [:]
@@ -63,8 +64,9 @@ struct InvariantChecker {
             if let app = effect.app { touched.insert(app) }
             observe(effect, hasHandler: hasHandler, debugLaunch: debugLaunch, core: core, at: now)
         }
-        checkLimits(of: touched, core: core, at: now)
-        updatePromises(of: touched, core: core, at: now)
+        let apps = touched.sorted()  // violations in an order that never depends on hashing
+        checkLimits(of: apps, core: core, at: now)
+        updatePromises(of: apps, core: core, at: now)
     }
 
     private mutating func observe(
@@ -81,7 +83,7 @@ struct InvariantChecker {
             }
             held[app, default: [:]][id] = hasHandler
         case .runExpirationHandler(let app, let id):
-            expirationDelivered.insert(app)
+            expirationDelivered[app, default: []].insert(id)
             if held[app]?[id] == nil {
                 add(
                     .init(
@@ -138,6 +140,9 @@ struct InvariantChecker {
         if request.requiresExternalPower && device.powerSource != .externalPower {
             add(.init(.taskConditionsHold, "\"\(request.identifier)\" ran without external power", at: now, app: app))
         }
+        if request.kind != .continuedProcessing && !device.unlockedSinceBoot {
+            add(.init(.taskConditionsHold, "\"\(request.identifier)\" ran before the first unlock", at: now, app: app))
+        }
         if request.requiresNetworkConnectivity && !device.hasNetwork {
             add(.init(.taskConditionsHold, "\"\(request.identifier)\" ran without a network", at: now, app: app))
         }
@@ -164,8 +169,10 @@ struct InvariantChecker {
             // expiration handler, or a task's expiration.
             let withHandlers = report.leakedAssertions.filter { holding[$0.id] == true }
             let tasks = report.uncompletedTasks
+            let delivered = expirationDelivered[app] ?? []
             let warned =
-                expirationDelivered.contains(app) || tasks.contains { expiredTasks.contains($0.run) }
+                report.leakedAssertions.contains { delivered.contains($0.id) }
+                || tasks.contains { expiredTasks.contains($0.run) }
             if !warned && (!withHandlers.isEmpty || !tasks.isEmpty) {
                 let what = withHandlers.first.map { "holding \"\($0.name)\"" } ?? "running \"\(tasks[0].identifier)\""
                 add(
@@ -180,12 +187,13 @@ struct InvariantChecker {
         }
         held[app] = nil
         everGranted[app] = nil  // a new process numbers its assertions from 1 again
-        expirationDelivered.remove(app)
+        expirationDelivered[app] = nil
+        for task in report.uncompletedTasks { expiredTasks.remove(task.run) }
         callbackOutstanding.remove(app)
         running[app] = nil
     }
 
-    private mutating func checkLimits(of apps: Set<AppID>, core: BackgroundSystem, at now: Instant) {
+    private mutating func checkLimits(of apps: [AppID], core: BackgroundSystem, at now: Instant) {
         let scheduling = policy.scheduling
         for app in apps {
             let pending = core.pendingRequests(of: app)
@@ -200,17 +208,9 @@ struct InvariantChecker {
                     add(.init(.limitsHold, "\(count) pending \(kind) requests, limit \(limit)", at: now, app: app))
                 }
             }
-            if let remaining = core.backgroundTimeRemaining(of: app, at: now),
-                remaining < .zero || remaining > policy.backgroundTimeBudget
-            {
-                add(
-                    .init(
-                        .limitsHold,
-                        "background time remaining \(remaining) outside 0...\(policy.backgroundTimeBudget)",
-                        at: now,
-                        app: app
-                    )
-                )
+            // (The core clamps the remaining time at zero; what is left to check is the top.)
+            if let remaining = core.backgroundTimeRemaining(of: app, at: now), remaining > policy.backgroundTimeBudget {
+                add(.init(.limitsHold, "background time remaining \(remaining), above the budget", at: now, app: app))
             }
         }
         let busy = running.filter { !$0.value.subtracting(debugRuns).isEmpty }.count
@@ -227,7 +227,7 @@ struct InvariantChecker {
 
     /// Remembers, for each pending request of the apps an event touched, the earliest run its
     /// explanation promises; a run before it is a lie.
-    private mutating func updatePromises(of apps: Set<AppID>, core: BackgroundSystem, at now: Instant) {
+    private mutating func updatePromises(of apps: [AppID], core: BackgroundSystem, at now: Instant) {
         for app in apps {
             for request in core.pendingRequests(of: app) {
                 guard let why = core.eligibility(of: app, identifier: request.identifier, at: now) else { continue }
@@ -247,7 +247,8 @@ struct InvariantChecker {
     mutating func systemRestarted() {
         held = [:]
         everGranted = [:]
-        expirationDelivered = []
+        expirationDelivered = [:]
+        expiredTasks = []  // a new system numbers its runs from 1 again
         callbackOutstanding = []
         running = [:]
         debugRuns = []
@@ -258,16 +259,11 @@ struct InvariantChecker {
     mutating func checkRestored(_ before: [(AppID, [TaskRequest])], core: BackgroundSystem, at now: Instant) {
         guard enabled else { return }
         for (app, requests) in before {
-            let after = Set(core.pendingRequests(of: app).map(\.identifier))
-            for request in requests where request.kind != .fetch && !after.contains(request.identifier) {
-                add(
-                    .init(
-                        .rebootKeepsRequests,
-                        "\"\(request.identifier)\" was pending before the reboot and is gone",
-                        at: now,
-                        app: app
-                    )
-                )
+            let after = core.pendingRequests(of: app)
+            for request in requests where request.kind != .fetch && !after.contains(request) {
+                let what = after.contains { $0.identifier == request.identifier } ? "came back changed" : "is gone"
+                let message = "\"\(request.identifier)\" was pending before the reboot and \(what)"
+                add(.init(.rebootKeepsRequests, message, at: now, app: app))
             }
         }
     }

@@ -30,7 +30,7 @@ extension SimulationEvent {
             return percent % 10 == 0 ? "battery \(percent) %" : nil
         case .device(let change, _): return change.description
         case .system(let effect): return effect.logLine
-        case .budget(_, let remaining):
+        case .budget(_, let remaining, _):
             return verbose ? "background time remaining \(remaining.formattedSeconds) s" : nil
         case .appCode(_, let text): return "app: \(text)"
         case .appCall(_, let call): return "app: \(call)"

@@ -10,8 +10,9 @@ public struct SimulationEvent: Sendable, Hashable {
         case device(DeviceChange, DeviceState)
         /// The system decided something (an effect of the core).
         case system(Effect)
-        /// An app's remaining background time, sampled when it changes course.
-        case budget(AppID, remaining: Duration)
+        /// An app's remaining background time, sampled when it changes course: `depleting` when
+        /// it goes down from here (the app holds an assertion in the background).
+        case budget(AppID, remaining: Duration, depleting: Bool)
         /// App code called the system (the calls timelines draw).
         case appCall(AppID, AppCall)
         /// App code said something (a log message through the system), for the log's reader.
@@ -39,7 +40,7 @@ public struct SimulationEvent: Sendable, Hashable {
         case .user(let action): return action.app
         case .device, .note: return nil
         case .system(let effect): return effect.app
-        case .budget(let app, _), .appCode(let app, _), .appCall(let app, _): return app
+        case .budget(let app, _, _), .appCode(let app, _), .appCall(let app, _): return app
         case .violation(let violation): return violation.app
         }
     }

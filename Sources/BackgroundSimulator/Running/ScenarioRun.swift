@@ -45,7 +45,6 @@ public final class ScenarioRun {
             simulator.install(AppID(app.id), manifest: manifest) { process in behaviour.launch(process) }
             if !app.backgroundAppRefresh { simulator.device.setBackgroundAppRefresh(false, for: AppID(app.id)) }
         }
-        if !scenario.device.backgroundAppRefresh { simulator.device.setBackgroundAppRefresh(false) }
         scheduleTimeline()
         simulator.run(until: Instant(offset: scenario.duration))
         failures = checkExpectations()
@@ -66,7 +65,8 @@ public final class ScenarioRun {
             isMetered: device.isMetered,
             lowPowerMode: device.lowPowerMode,
             isLocked: device.locked,
-            isIdle: device.idle
+            isIdle: device.idle,
+            backgroundAppRefresh: device.backgroundAppRefresh
         )
         return Simulator.Configuration(
             seed: scenario.seed,

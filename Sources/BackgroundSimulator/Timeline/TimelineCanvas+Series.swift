@@ -11,6 +11,8 @@ extension TimelineCanvas {
         var raw: Double
         /// The limit's height, from 0 to 1, for the budget's limit line.
         var limit: Double = 0
+        /// Whether the line goes straight to the next point (a ramp) rather than holding its value.
+        var ramps = false
     }
 
     /// Budget values from here up (and values that are not numbers) mean unlimited, as `backgroundTimeRemaining`'s
@@ -92,7 +94,8 @@ extension TimelineCanvas {
                     value: value,
                     flags: finite ? 0 : 1,
                     raw: $0.remainingSeconds,
-                    limit: limit
+                    limit: limit,
+                    ramps: $0.depleting && finite
                 )
             },
             scale: scale
@@ -170,19 +173,25 @@ extension TimelineCanvas {
     ) {
         guard !range.isEmpty else { return }
         let endTime = range.upperBound < points.count ? points[range.upperBound].time : scale.duration
-        var vertices: [(x: Double, y: Double)] = []
+        var vertices: [(x: Double, y: Double, ramps: Bool)] = []
         for point in points[range] {
             let x = scale.x(point.time)
             let y = chart.bottom - point.value * (chart.bottom - chart.top)
             if let last = vertices.last, x - last.x < 0.5 {
                 vertices[vertices.count - 1].y = y
-            } else if vertices.last?.y != y {
-                vertices.append((x, y))
+                vertices[vertices.count - 1].ramps = point.ramps
+            } else if vertices.last?.y != y || vertices.last?.ramps != point.ramps {
+                vertices.append((x, y, point.ramps))
             }
         }
         let number = TimelineMarkup.number
         var steps = ""
-        for vertex in vertices.dropFirst() { steps += "H" + number(vertex.x) + "V" + number(vertex.y) }
+        for (previous, vertex) in zip(vertices, vertices.dropFirst()) {
+            // A ramp goes straight to the next point; a step holds its value, then jumps.
+            steps +=
+                previous.ramps
+                ? "L" + number(vertex.x) + " " + number(vertex.y) : "H" + number(vertex.x) + "V" + number(vertex.y)
+        }
         let (first, end) = (vertices[0], number(scale.x(endTime)))
         if let area {
             let base = number(chart.bottom)

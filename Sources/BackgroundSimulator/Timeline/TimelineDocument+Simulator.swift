@@ -105,15 +105,21 @@ private struct TimelineBuilder {
                 network = (label, time)
             }
             if let marker = Self.marker(for: change, at: time) { deviceMarkers.append(marker) }
+            if change == .reboot || change == .shutdown { endEveryProcess(at: time, because: change) }
         case .system(let effect):
             add(effect, at: time)
         case .appCall(let app, .beginBackgroundTask(let name, let id?)):
             lanes[lane(app)]?.assertions[id] = OpenAssertion(name: name, start: time)
         case .appCall(let app, .endBackgroundTask(let id)):
             closeAssertion(app, id, at: time, outcome: nil)
-        case .budget(let app, let remaining):
+        case .budget(let app, let remaining, let depleting):
             lanes[lane(app)]?.timeline.budget.append(
-                TimelineBudgetSample(time: time, remainingSeconds: remaining.seconds, limitSeconds: budgetLimit)
+                TimelineBudgetSample(
+                    time: time,
+                    remainingSeconds: remaining.seconds,
+                    limitSeconds: budgetLimit,
+                    depleting: depleting
+                )
             )
         case .violation(let violation):
             let marker = TimelineMarker(time: time, label: "violation", severity: .fault, detail: violation.description)
@@ -179,6 +185,30 @@ extension TimelineBuilder {
             )
         default:
             break
+        }
+    }
+
+    /// A reboot or an empty battery ends every process without effects of the system's: every
+    /// lane goes to not running, what was held or running ends there, and run identifiers start over.
+    mutating func endEveryProcess(at time: Double, because change: DeviceChange) {
+        for app in order {
+            guard let current = lanes[app] else { continue }
+            for id in current.assertions.keys.sorted() { closeAssertion(app, id, at: time, outcome: .leaked) }
+            for id in current.tasks.keys.sorted() { closeTask(app, id, at: time, outcome: .killed) }
+            if current.state.0 != "notRunning" {
+                lanes[app]?.timeline.states.append(
+                    TimelineSpan(start: current.state.1, end: time, label: current.state.0)
+                )
+                lanes[app]?.state = ("notRunning", time)
+                lanes[app]?.timeline.markers.append(
+                    TimelineMarker(
+                        time: time,
+                        label: "\(change)",
+                        severity: .warning,
+                        detail: "the process ended with the device"
+                    )
+                )
+            }
         }
     }
 

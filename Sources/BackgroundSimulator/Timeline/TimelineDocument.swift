@@ -263,6 +263,9 @@ public struct TimelineBudgetSample: Sendable, Hashable, Codable {
     public var remainingSeconds: Double
     /// The budget the remaining time counts down from, in seconds; the chart's scale is the largest finite limit.
     public var limitSeconds: Double
+    /// Whether the remaining time goes down from this sample to the next (the app holds an
+    /// assertion in the background): the chart draws a ramp to the next sample, not a step.
+    public var depleting: Bool
 
     /// Creates a budget sample.
     ///
@@ -270,9 +273,11 @@ public struct TimelineBudgetSample: Sendable, Hashable, Codable {
     ///   - time: The time of the sample, in seconds from the start of the run.
     ///   - remainingSeconds: The background time remaining, in seconds.
     ///   - limitSeconds: The budget, in seconds.
-    public init(time: Double, remainingSeconds: Double, limitSeconds: Double) {
+    ///   - depleting: Whether it goes down, linearly, until the next sample.
+    public init(time: Double, remainingSeconds: Double, limitSeconds: Double, depleting: Bool = false) {
         self.time = time
         self.remainingSeconds = remainingSeconds
         self.limitSeconds = limitSeconds
+        self.depleting = depleting
     }
 }
