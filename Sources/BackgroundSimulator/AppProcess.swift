@@ -6,7 +6,14 @@ public import BackgroundExecution
 ///
 /// A process holds what a real one would lose when it ends: its `UIApplication`, its delegate,
 /// its registered launch handlers and its tasks. Work scheduled with ``after(_:_:)`` belongs to
-/// it: it waits while the process is suspended and is dropped when the process ends.
+/// it: it waits while the process is suspended and is dropped when the process ends. Calls that
+/// objects of an ended process still make (a `BGTask` kept somewhere, an old `UIApplication`)
+/// reach nothing: they are logged and ignored, and `submit` neither succeeds nor throws.
+///
+/// Suspension takes effect for the process's next piece of work: the code running when the
+/// system suspends it (typically the call that ended its last background task) runs to its
+/// end. The system itself considers the app suspended from that call on, so a background task
+/// begun later in the same code is not granted; begin the next task before ending the last.
 @MainActor
 public final class AppProcess {
     /// The app.

@@ -46,6 +46,9 @@ public struct DeviceDriver {
     }
 
     /// Says whether the user is away (idle) or using the device, whatever the screen does.
+    ///
+    /// It holds until the user acts: unlocking or opening an app makes the device busy, and
+    /// the next lock makes it idle again after ``BatteryModel/idleAfterLock``.
     public func setIdle(_ idle: Bool) {
         simulator.changeDevice(.idle(idle)) { $0.isIdle = idle }
     }
