@@ -31,6 +31,9 @@ struct AppRecord: Sendable {
     var runtimeBudget: RuntimeBudget
     /// When the system last started background work for the app (rate limiting).
     var lastBackgroundRunAt: Instant?
+    /// When each identifier last started a run (rate-limited kinds): a request that joins a
+    /// running batch may not be one that already ran in it.
+    var lastRunOfIdentifier: [String: Instant] = [:]
     /// Set when the user force-quits the app; cleared when the user opens it (S10).
     var forceQuit = false
     /// Legacy fetch: the minimum interval, or `nil` for `backgroundFetchIntervalNever` (the default).

@@ -114,6 +114,9 @@ extension BackgroundSystem {
         for request in requests { removePending(index, identifier: request.identifier, into: &effects) }
         let factors = requests.reduce(SchedulingFactors()) { $0.union(policy.scheduling.factors(for: $1.kind)) }
         if factors.contains(.rateLimiting) { apps[index].lastBackgroundRunAt = now }
+        for request in requests where policy.scheduling.factors(for: request.kind).contains(.rateLimiting) {
+            apps[index].lastRunOfIdentifier[request.identifier] = now
+        }
         persistAppState(index, into: &effects)
         switch apps[index].state {
         case .notRunning, .terminated:

@@ -56,7 +56,11 @@ extension BackgroundSystem {
         }
         // Tasks join a batch already running (R2.16): rate limiting spaces launches, not tasks.
         let batching = !record.running.isEmpty || !record.awaitingLaunch.isEmpty
-        if factors.contains(.rateLimiting), !batching, let last = record.lastBackgroundRunAt {
+        // Inside a batch, only the request's own last run counts: a task that resubmits itself
+        // from its completion must not run again at once, for ever (a livelock the simulator's
+        // fuzzer found: a 0-second refresh resubmitting itself while another run kept the batch open).
+        let lastRun = batching ? record.lastRunOfIdentifier[request.identifier] : record.lastBackgroundRunAt
+        if factors.contains(.rateLimiting), let last = lastRun {
             let next = last + scheduling.minimumBackgroundLaunchInterval
             if next > now { unmet.append(.rateLimited(until: next)) }
         }

@@ -116,6 +116,7 @@ public final class Simulator {
     var core: BackgroundSystem
     var queue = Heap<Job>()
     var nextSequence: UInt64 = 0
+    var jobsThisInstant = 0
     var armedWakeup: Instant?
     var installed: [InstalledApp] = []
     var processes: [AppID: AppProcess] = [:]
@@ -171,12 +172,35 @@ public final class Simulator {
     /// Moves time forward to `instant`, running everything that falls due on the way. Time
     /// never goes backwards: an instant in the past runs what is due now.
     public func run(until instant: Instant) {
-        while let next = queue.min, next.at <= instant {
+        while halted == nil, let next = queue.min, next.at <= instant {
             let job = queue.removeMin()
-            now = max(now, job.at)
+            if job.at > now {
+                now = job.at
+                jobsThisInstant = 0
+            }
+            jobsThisInstant += 1
+            if jobsThisInstant > Self.maximumJobsPerInstant {
+                halt(
+                    "more than \(Self.maximumJobsPerInstant) pieces of work at \(now): the system and the apps keep each other busy"
+                )
+                break
+            }
             execute(job)
         }
         now = max(now, instant)
+    }
+
+    /// How much work may happen at one instant before the run is declared stuck.
+    public static let maximumJobsPerInstant = 100_000
+
+    /// Why the run stopped early (a livelock), or `nil` while it runs normally. Once halted,
+    /// time still moves but nothing more happens.
+    public private(set) var halted: String?
+
+    private func halt(_ reason: String) {
+        halted = reason
+        checker.add(InvariantViolation(.timeMovesOn, reason, at: now))
+        flushViolations()
     }
 
     /// Runs everything due now without moving time.

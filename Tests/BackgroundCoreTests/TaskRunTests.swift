@@ -100,6 +100,24 @@ struct TaskRunTests {
         #expect(report.at == .t(326))  // the handler, called at T+325, never returned: 1 s later
     }
 
+    @Test(
+        "A refresh resubmitted from its own completion, while the batch still runs, waits for the rate limit (fuzzer seed 27063)"
+    )
+    func resubmissionInsideABatchIsRateLimited() throws {
+        var d = Driver()
+        let runs = try Self.start(
+            [.refresh(notes.refreshID, notBefore: .t(60)), .processing(notes.processingID(), notBefore: .t(60))],
+            in: &d
+        )
+        let refresh = try #require(runs.first { $0.request.kind == .appRefresh })
+        try d.complete(notes, refresh.id, at: .t(60))
+        // The processing task keeps the batch open; the refresh must not run again at once
+        // (before the fix it did, for ever, at the same instant).
+        #expect(try d.submit(notes, .refresh(notes.refreshID), at: .t(60)).taskRuns.isEmpty)
+        let why = try #require(d.why(notes, notes.refreshID, at: .t(60)))
+        #expect(why.unmet.contains(.rateLimited(until: .t(60 + 900))))
+    }
+
     @Test("setTaskCompleted(success: false) finishes the run as failed")
     func completionFailed() throws {
         var d = Driver()

@@ -241,6 +241,20 @@ struct SimulatorBehaviourTests {
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
+    @Test("Endless work at one instant halts the run with a violation instead of hanging")
+    func livelockHalts() {
+        let simulator = Simulator()
+        let app = simulator.install("com.example.spinner") { process in
+            @MainActor func spin() { process.after(.zero) { spin() } }
+            spin()
+        }
+        simulator.user.open(app)
+        simulator.advance(by: .seconds(60))
+        #expect(simulator.halted != nil)
+        #expect(simulator.violations.map(\.invariant) == [.timeMovesOn])
+        #expect(simulator.now == .seconds(60), "time still moves; nothing more happens")
+    }
+
     @Test("A rule of the test's own is checked after every event and reported as a violation")
     func customInvariant() {
         let simulator = Simulator()

@@ -18,6 +18,8 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
         case rebootKeepsRequests
         /// Every explanation's earliest time is honest: no request runs before it.
         case honestExplanations
+        /// Time moves on: the system and the apps never keep each other busy at one instant.
+        case timeMovesOn
         /// A rule added by the test (``Simulator/addInvariant(_:_:)``).
         case custom
 
@@ -33,6 +35,7 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
             case .limitsHold: return "budgets and pending limits hold"
             case .rebootKeepsRequests: return "after a reboot no pending request is lost"
             case .honestExplanations: return "every explanation's earliest time is honest"
+            case .timeMovesOn: return "time moves on: no endless work at one instant"
             case .custom: return "a rule added by the test"
             }
         }
