@@ -28,17 +28,17 @@ struct ExpiringActivityTests {
     @MainActor
     func secondCallWhileFirstRuns() async {
         let harness = ManualHarness()
-        let expiredSeen = Atomic<Bool>(false)
+        let expiredSeen = DispatchSemaphore(value: 0)
         let threads = Recorder<(Bool, UInt)>()
         ProcessInfo.processInfo.performExpiringActivity(withReason: "Long work", application: harness.application) {
             expired in
             threads.append((expired, UInt(bitPattern: Int(bitPattern: pthread_self()))))
             if expired {
-                expiredSeen.store(true, ordering: .sequentiallyConsistent)
+                expiredSeen.signal()
                 return
             }
             // The first call works until told to stop by the second.
-            while !expiredSeen.load(ordering: .sequentiallyConsistent) { usleep(100) }
+            expiredSeen.wait()
             threads.append((false, 0))  // marks the first call's return
         }
         let system = harness.system

@@ -1,3 +1,4 @@
+import BackgroundTestSupport
 import Foundation
 import Testing
 
@@ -28,15 +29,7 @@ enum SchemaValidator {
     }
 
     private static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try runChildProcess(URL(filePath: "/usr/bin/env"), ["python3"] + arguments)
+        return (result.status, result.output)
     }
 }

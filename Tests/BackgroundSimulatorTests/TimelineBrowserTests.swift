@@ -1,4 +1,5 @@
 import BackgroundSimulator
+import BackgroundTestSupport
 import Foundation
 import Testing
 
@@ -126,36 +127,27 @@ enum Chromium {
         var seconds: Double
     }
 
-    /// Runs Chromium with ``flags`` and `arguments`, output to files in `directory`; killed after `timeout` seconds.
-    static func run(_ binary: String, _ arguments: [String], in directory: URL, timeout: Double = 90) throws -> Run {
-        let name = UUID().uuidString
-        let outURL = directory.appendingPathComponent("\(name).out")
-        let errURL = directory.appendingPathComponent("\(name).err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        let profile = directory.appendingPathComponent("profile-\(name)").path
-        process.arguments = flags + ["--user-data-dir=\(profile)"] + arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+    /// Runs Chromium with ``flags`` and `arguments`, its profile in `directory`; killed after `timeout`.
+    static func run(
+        _ binary: String,
+        _ arguments: [String],
+        in directory: URL,
+        timeout: Duration = .seconds(90)
+    ) throws
+        -> Run
+    {
+        let profile = directory.appendingPathComponent("profile-\(UUID().uuidString)").path
         let start = ContinuousClock.now
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        let result = try runChildProcess(
+            URL(fileURLWithPath: binary),
+            flags + ["--user-data-dir=\(profile)"] + arguments,
+            timeout: timeout
+        )
         let elapsed = ContinuousClock.now - start
-        try out.close()
-        try err.close()
-        let errors = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
         return Run(
-            status: process.terminationStatus,
-            output: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            errors: String(errors.suffix(2000)),
+            status: result.status,
+            output: result.output,
+            errors: String(result.error.suffix(2000)),
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
     }

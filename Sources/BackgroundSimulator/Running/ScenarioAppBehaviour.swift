@@ -95,9 +95,9 @@ final class ScenarioAppBehaviour {
         case .complete(_, let actions): then = actions
         case .never: then = []
         }
-        let done = AssertionHandle()
+        let done = Once()
         let finish = { [unowned self] (success: Bool) in
-            guard done.markOnce() else { return }
+            guard done.first() else { return }
             task.setTaskCompleted(success: success)
             self.perform(then, in: process)
         }
@@ -123,24 +123,31 @@ final class ScenarioAppBehaviour {
     }
 }
 
-/// Something done at most once, by whichever comes first: the work or the expiration handler
-/// (ending a background task, completing a BGTask).
+/// True the first time it is asked, false ever after: for what the work and the expiration
+/// handler race to do once (completing a task).
+@MainActor
+private final class Once {
+    private var done = false
+
+    nonisolated init() {}
+
+    func first() -> Bool {
+        defer { done = true }
+        return !done
+    }
+}
+
+/// A background task identifier, ended at most once: by the work or by the expiration handler.
 @MainActor
 private final class AssertionHandle {
     var id: UIBackgroundTaskIdentifier = .invalid
-    private var ended = false
+    private let ended = Once()
 
     nonisolated init() {}
 
     func end(_ application: UIApplication) {
-        guard id != .invalid, markOnce() else { return }
+        guard id != .invalid, ended.first() else { return }
         application.endBackgroundTask(id)
-    }
-
-    /// `true` the first time only.
-    func markOnce() -> Bool {
-        defer { ended = true }
-        return !ended
     }
 }
 

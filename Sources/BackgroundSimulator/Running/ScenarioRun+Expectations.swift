@@ -21,7 +21,7 @@ extension ScenarioRun {
         }
         for (app, state) in expected.finalStates.sorted(by: { $0.key < $1.key }) {
             let actual = simulator.state(of: AppID(app))
-            if state.rawValue != Self.name(of: actual) {
+            if state.rawValue != actual.name {
                 failures.append("expected \(app) to end \(state.rawValue), it is \(actual)")
             }
         }
@@ -94,18 +94,6 @@ extension ScenarioRun {
         case (.watchdog(let actual), .exception(let wanted)): return actual.rawValue == wanted
         case (.userForceQuit, .forceQuit), (.exited, .exit), (.systemReclaimed, .reclaimed): return true
         default: return false
-        }
-    }
-
-    /// The expectation format's name of a lifecycle state.
-    static func name(of state: AppLifecycleState) -> String {
-        switch state {
-        case .notRunning: return "notRunning"
-        case .active: return "active"
-        case .inactive: return "inactive"
-        case .background: return "background"
-        case .suspended: return "suspended"
-        case .terminated: return "terminated"
         }
     }
 }

@@ -159,7 +159,7 @@ extension TimelineBuilder {
             let index = lane(app)
             let (label, start) = lanes[index]!.state
             lanes[index]?.timeline.states.append(TimelineSpan(start: start, end: time, label: label))
-            lanes[index]?.state = (ScenarioRun.name(of: to), time)
+            lanes[index]?.state = (to.name, time)
             if to.isForeground {
                 lanes[index]?.timeline.budget.append(
                     TimelineBudgetSample(

@@ -131,14 +131,16 @@ struct BGTaskSchedulerTests {
         let harness = SchedulerHarness()
         let inbox = TaskInbox()
         let expiredOn = Atomic<UInt>(0)
+        let expired = DispatchSemaphore(value: 0)
         try harness.runRefresh { task in
             inbox.receive(task)
             task.expirationHandler = {
                 expiredOn.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .sequentiallyConsistent)
                 task.setTaskCompleted(success: false)
+                expired.signal()
             }
             // Block this thread until expiration has been delivered elsewhere.
-            while expiredOn.load(ordering: .sequentiallyConsistent) == 0 { usleep(100) }
+            expired.wait()
         }
         #expect(await waitUntil { inbox.count == 1 })
         #expect(await waitUntil { inbox.received.first?.expirationHandler != nil })
