@@ -33,6 +33,32 @@ final class EffectLog: Sendable {
     }
 }
 
+extension EmbeddedSystem.Configuration {
+    /// A test's system: virtual time, reports kept in memory, nothing printed or written, every
+    /// effect recorded in `log`.
+    static func test(
+        app: AppID,
+        policy: SystemPolicy,
+        clock: ManualClock,
+        log: EffectLog,
+        manifest: AppManifest? = nil,
+        device: DeviceConditions = EmbeddedSystem.serverDevice
+    ) -> Self {
+        .init(
+            app: app,
+            policy: policy,
+            clock: .manual(clock),
+            terminationBehavior: .record,
+            reportsDirectory: nil,
+            printsReportsToStandardError: false,
+            logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }),
+            effectObserver: { instant, effect in log.record(instant, effect) },
+            manifest: manifest,
+            device: device
+        )
+    }
+}
+
 /// A system on a manual clock, its application and its effect log.
 struct ManualHarness {
     let clock: ManualClock
@@ -45,18 +71,7 @@ struct ManualHarness {
         let log = EffectLog()
         self.clock = clock
         self.log = log
-        self.system = EmbeddedSystem(
-            configuration: .init(
-                app: app,
-                policy: policy,
-                clock: .manual(clock),
-                terminationBehavior: .record,
-                reportsDirectory: nil,
-                printsReportsToStandardError: false,
-                logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }),
-                effectObserver: { instant, effect in log.record(instant, effect) }
-            )
-        )
+        self.system = EmbeddedSystem(configuration: .test(app: app, policy: policy, clock: clock, log: log))
         self.application = UIApplication(connection: system)
     }
 

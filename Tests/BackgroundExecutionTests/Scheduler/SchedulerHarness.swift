@@ -30,15 +30,11 @@ struct SchedulerHarness {
         self.clock = clock
         self.log = log
         self.system = EmbeddedSystem(
-            configuration: .init(
+            configuration: .test(
                 app: manifest.bundleIdentifier,
                 policy: policy,
-                clock: .manual(clock),
-                terminationBehavior: .record,
-                reportsDirectory: nil,
-                printsReportsToStandardError: false,
-                logger: Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() }),
-                effectObserver: { log.record($0, $1) },
+                clock: clock,
+                log: log,
                 manifest: manifest,
                 device: device
             )
