@@ -1,6 +1,5 @@
 import BackgroundExecution
 import Foundation
-import Logging
 import Synchronization
 
 /// An app on a manual clock with a manifest, its scheduler, and a record of what was delivered.
