@@ -59,9 +59,17 @@ let package = Package(
             dependencies: ["BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
+        // Command output in one place: the exit-code table, the one-line error style, --json and
+        // terminal-only progress, for every command-line tool of the project (ArgumentParser only).
+        .target(
+            name: "CommandOutput",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "bgctl",
             dependencies: [
+                "CommandOutput",
                 "BackgroundCore",
                 "BackgroundExecution",
                 "BackgroundSimulator",
@@ -100,6 +108,11 @@ let package = Package(
                 "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CommandOutputTests",
+            dependencies: ["CommandOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import CommandOutput
 import Foundation
 
 /// Options shared by the commands that talk to a running app.
@@ -13,8 +14,14 @@ struct LiveAppOptions: ParsableArguments {
     @Option(help: "The app's control directory (default: the embedded system's default for --app).")
     var controlDirectory: String?
 
-    @Option(help: "Seconds to wait for the app's answer.")
+    @Option(help: "Seconds to wait for the app's answer (more than 0).")
     var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("--timeout must be a number of seconds above 0")
+        }
+    }
 }
 
 extension LiveAppOptions {
@@ -30,26 +37,33 @@ extension LiveAppOptions {
 /// Writes `<uuid>.request` into the app's control directory (atomically), sends SIGUSR1, and
 /// waits for `<uuid>.response`.
 enum ControlClient {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static func send(_ command: DebugCommand, to options: LiveAppOptions) throws -> String {
         let directory =
             options.controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? DebugCommand.defaultControlDirectory(for: AppID(options.app))
         guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw Failure(
-                description: "no control directory at \(directory.path): does the app call acceptDebugCommands()?"
+            throw CommandFailure(
+                .unavailable,
+                directory.path,
+                "no control directory: is the app running, and does it call acceptDebugCommands()?"
             )
         }
         let name = UUID().uuidString
         let request = directory.appendingPathComponent(name + ".request")
         let response = directory.appendingPathComponent(name + ".response")
-        try JSONEncoder().encode(command).write(to: request, options: .atomic)
+        do {
+            try JSONEncoder().encode(command).write(to: request, options: .atomic)
+        } catch {
+            throw CommandFailure(error, subject: request.path, defaultStatus: .cannotCreateOutput)
+        }
         guard kill(options.pid, SIGUSR1) == 0 else {
+            let code = errno
             try? FileManager.default.removeItem(at: request)
-            throw Failure(description: "cannot signal process \(options.pid): \(String(cString: strerror(errno)))")
+            throw CommandFailure(
+                code == EPERM ? .permissionDenied : .unavailable,
+                "process \(options.pid)",
+                "cannot signal it: \(String(cString: strerror(code)))"
+            )
         }
         let deadline = Date(timeIntervalSinceNow: options.timeout)
         while Date() < deadline {
@@ -60,12 +74,13 @@ enum ControlClient {
             usleep(20_000)
         }
         try? FileManager.default.removeItem(at: request)
-        throw Failure(description: "process \(options.pid) did not answer within \(options.timeout) s")
+        throw CommandFailure(.timedOut, "process \(options.pid)", "did not answer within \(options.timeout) s")
     }
 
-    /// Prints an answer; an answer that starts with "error:" makes the command fail.
+    /// Prints an answer; an answer that starts with "error:" (an unknown task identifier) is a
+    /// negative answer, exit status 1.
     static func finish(_ answer: String) throws {
         print(answer, terminator: "")
-        if answer.hasPrefix("error:") { throw ExitCode.failure }
+        if answer.hasPrefix("error:") { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
     }
 }

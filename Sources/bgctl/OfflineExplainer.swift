@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgroundExecution
 import BackgroundStore
+import CommandOutput
 import Foundation
 
 /// The device `bgctl why --store` assumes, from flags.
@@ -47,7 +48,7 @@ enum OfflineExplainer {
         do {
             store = try BackgroundStore(path: path)
         } catch {
-            throw ControlClient.Failure(description: "cannot open the store at \(path): \(error)")
+            throw CommandFailure(error.code == .cannotOpen ? .inputMissing : .badInput, path, error.message)
         }
         let clock = WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970)  // now is T+0
         guard let saved = try store.load(clock: clock).first(where: { $0.app == app }) else {

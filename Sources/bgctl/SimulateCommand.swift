@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundSimulator
+import CommandOutput
 import Foundation
 
 /// `bgctl simulate <scenario.json>`: run a scenario on the simulator.
@@ -12,7 +13,8 @@ struct SimulateCommand: AsyncParsableCommand {
             virtual time with the invariants checked after every event, prints a summary and \
             the event log, and checks the scenario's expectations. Exit status: 0 when every \
             expectation held and no invariant was violated (unless the scenario expects \
-            violations), 1 otherwise, 2 when the scenario cannot be read.
+            violations), 1 otherwise, 65 when the scenario is malformed, 66 when it cannot be \
+            read, 73 when the --timeline file cannot be created (checked before the run).
             """
     )
 
@@ -31,19 +33,19 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
+        let file = try PathCheck.readableFile(scenario)
+        if let timeline { try PathCheck.creatableFile(timeline) }
         let loaded: Scenario
         do {
-            loaded = try Scenario.load(contentsOf: URL(fileURLWithPath: scenario))
+            loaded = try Scenario.load(contentsOf: file)
         } catch {
-            FileHandle.standardError.write(Data("bgctl simulate: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure(error.code == .unreadable ? .inputMissing : .badInput, "", error.description)
         }
         let run: ScenarioRun
         do {
             run = try ScenarioRun(loaded)
         } catch {
-            FileHandle.standardError.write(Data("bgctl simulate: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure(.badInput, scenario, String(describing: error))
         }
         if log != .none {
             print("event log")
@@ -57,7 +59,11 @@ struct SimulateCommand: AsyncParsableCommand {
                 title: loaded.name,
                 subtitle: "seed \(loaded.seed) · policy \(run.simulator.configuration.policy.name) · \(scenario)"
             )
-            try TimelineRenderer.html(for: document).write(toFile: timeline, atomically: true, encoding: .utf8)
+            do {
+                try TimelineRenderer.html(for: document).write(toFile: timeline, atomically: true, encoding: .utf8)
+            } catch {
+                throw CommandFailure(error, subject: timeline, defaultStatus: .ioError)
+            }
             print("timeline: \(timeline)")
         }
         if !run.passed { throw ExitCode(1) }

@@ -21,7 +21,7 @@ struct CommandLineTests {
         #expect(first.output == second.output)
     }
 
-    @Test("A failed expectation exits 1 and says which; an unreadable scenario exits 2 and says where")
+    @Test("A failed expectation exits 1 and says which; a malformed scenario exits 65 and says where")
     func exitStatuses() throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-simulate-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -39,8 +39,8 @@ struct CommandLineTests {
         try Data(#"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onlaunch": []}]}"#.utf8)
             .write(to: broken)
         let unreadable = try runBgctl(["simulate", broken.path])
-        #expect(unreadable.status == 2)
-        #expect(unreadable.error.contains("apps[0]"))
+        #expect(unreadable.status == 65)
+        #expect(unreadable.error.hasPrefix("bgctl simulate: broken.json: apps[0]"))
         #expect(unreadable.error.contains("onLaunch"))
     }
 

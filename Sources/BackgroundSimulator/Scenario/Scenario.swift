@@ -119,10 +119,20 @@ public struct Scenario: Sendable, Hashable {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
             data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            if data.count > maximumFileSize {
+                // Only the first bytes were read: say the file's real size, not what was read.
+                let size = try handle.seekToEnd()
+                throw ScenarioError(
+                    code: .limitExceeded,
+                    path: "",
+                    message: "the document is \(size) bytes; the limit is \(maximumFileSize) (16 MiB)",
+                    file: file
+                )
+            }
         } catch let error as ScenarioError {
             throw error
         } catch {
-            throw ScenarioError(code: .unreadable, path: "", message: "cannot read the file: \(error)", file: file)
+            throw ScenarioError(code: .unreadable, path: "", message: Self.readFailure(error), file: file)
         }
         do {
             return try decode(from: data)
@@ -131,6 +141,18 @@ public struct Scenario: Sendable, Hashable {
             located.file = file
             throw located
         }
+    }
+
+    /// Why a file could not be read, in the system's words (no `NSError` dump).
+    static func readFailure(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
+            return "cannot read the file: " + String(cString: strerror(Int32(underlying.code)))
+        }
+        if let posix = error as? POSIXError {
+            return "cannot read the file: " + String(cString: strerror(posix.code.rawValue))
+        }
+        return "cannot read the file: " + (error as NSError).localizedDescription
     }
 
     /// Checks the scenario as the decoder would, by encoding and decoding it.

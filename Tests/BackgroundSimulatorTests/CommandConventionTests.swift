@@ -1,0 +1,105 @@
+import BackgroundSimulator
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+/// What every bgctl command owes its user: one error line, one exit-code table, paths checked
+/// before the work, --json, --version. Each test runs bgctl as a child process, as users do.
+@Suite("bgctl conventions: errors, exit codes, --json")
+struct CommandConventionTests {
+    static let root = CommandLineTests.root
+
+    /// Asserts one line on standard error, in the project's style, and nothing that looks
+    /// like an NSError dump or a backtrace.
+    func expectOneLine(
+        _ result: ChildProcessResult,
+        command: String,
+        status: Int32,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == status, "\(result.error)", sourceLocation: sourceLocation)
+        #expect(result.error.hasPrefix("bgctl \(command): "), "\(result.error)", sourceLocation: sourceLocation)
+        #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)", sourceLocation: sourceLocation)
+        for dump in ["Error Domain", "NSError", "Fatal error", "backtrace", "Stack dump"] {
+            #expect(!result.error.contains(dump), "\(result.error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-conventions-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("fuzz: an overflowing range, zero and negative seed counts are usage errors, not traps")
+    func fuzzRanges() throws {
+        let overflow = try runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "2"])
+        expectOneLine(overflow, command: "fuzz", status: 64)
+        #expect(overflow.error.contains("use at most --seeds 1"))
+        let zero = try runBgctl(["fuzz", "--seeds", "0"])
+        expectOneLine(zero, command: "fuzz", status: 64)
+        #expect(zero.error.contains("--seeds must be at least 1"))
+        let negative = try runBgctl(["fuzz", "--seeds", "-5"])
+        expectOneLine(negative, command: "fuzz", status: 64)
+        #expect(negative.error.contains("'-5'"), "not 'Missing value'")
+        let last = try runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "1"])
+        #expect(last.status == 0, "\(last.error)")
+        #expect(last.output.contains("fuzzed 1 seed(s) 18446744073709551615...18446744073709551615"))
+    }
+
+    @Test("fuzz: nothing on standard error when piped, a final count, and --json")
+    func fuzzOutput() throws {
+        let piped = try runBgctl(["fuzz", "--seeds", "5"])
+        #expect(piped.status == 0)
+        #expect(piped.error.isEmpty, "progress is for terminals only")
+        #expect(piped.output.hasPrefix("fuzzed 5 seed(s) 0...4"))
+        let json = try runBgctl(["fuzz", "--seeds", "5", "--first", "10", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["first"] as? Int == 10)
+        #expect(object["last"] as? Int == 14)
+        #expect(object["count"] as? Int == 5)
+        #expect((object["findings"] as? [Any])?.isEmpty == true)
+        #expect(object["elapsedSeconds"] is Double)
+    }
+
+    @Test("simulate: a directory, a missing file and an unwritable --timeline fail at once, in one line")
+    func simulatePaths() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = try runBgctl(["simulate", directory.path])
+        expectOneLine(folder, command: "simulate", status: 66)
+        #expect(folder.error.contains("is a directory"))
+        let missing = try runBgctl(["simulate", directory.path + "/nope.json"])
+        expectOneLine(missing, command: "simulate", status: 66)
+        #expect(missing.error.contains("nope.json: No such file or directory"))
+        let timeline = directory.path + "/no/such/dir/t.html"
+        let unwritable = try runBgctl(
+            ["simulate", "examples/leaked-assertion.json", "--log", "none", "--timeline", timeline],
+            in: Self.root
+        )
+        expectOneLine(unwritable, command: "simulate", status: 73)
+        #expect(unwritable.error.contains(timeline))
+        #expect(!unwritable.output.contains("PASSED"), "checked before the run, not after")
+    }
+
+    @Test("simulate: a scenario over 16 MiB is reported with its real size")
+    func scenarioSize() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "huge.json")
+        try Data(repeating: UInt8(ascii: " "), count: 17_825_837).write(to: file)
+        let result = try runBgctl(["simulate", file.path])
+        expectOneLine(result, command: "simulate", status: 65)
+        #expect(result.error.contains("the document is 17825837 bytes"), "\(result.error)")
+    }
+
+    @Test("--version, and unknown flags are usage errors in the same style")
+    func versionAndUsage() throws {
+        let version = try runBgctl(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output.split(separator: ".").count == 3)
+        let unknown = try runBgctl(["simulate", "x.json", "--frobnicate"])
+        expectOneLine(unknown, command: "simulate", status: 64)
+        #expect(unknown.error.contains("--frobnicate"))
+    }
+}
