@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "BackgroundStore",
-            dependencies: ["BackgroundCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BackgroundCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         // Command output in one place: the exit-code table, the one-line error style, --json and
@@ -65,6 +65,12 @@ let package = Package(
             name: "CommandOutput",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
+        ),
+        // The SQLite settings Swift cannot reach (sqlite3_db_config is variadic); the system's
+        // libsqlite3, the one GRDB links.
+        .target(
+            name: "CSQLiteSettings",
+            linkerSettings: [.linkedLibrary("sqlite3")]
         ),
         .executableTarget(
             name: "bgctl",

@@ -20,6 +20,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case writeFailed
             case readFailed
             case invalidRow
+            case notFound
+            case notAStore
+            case unsafePath
+            case unexpectedSchema
+            case readOnly
         }
 
         private let base: Base
@@ -43,6 +48,20 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A stored row breaks the schema's rules (an unknown kind, a missing value); the message
         /// names the table and the row. Such a row is never skipped.
         public static let invalidRow = Code(.invalidRow)
+        /// A store opened for reading does not exist; nothing was created.
+        public static let notFound = Code(.notFound)
+        /// The file is not a background store: an empty file opened for reading.
+        public static let notAStore = Code(.notAStore)
+        /// The path is a symbolic link (and links were not allowed), or not a regular file;
+        /// the message names the path. See ``BackgroundStore/init(path:launchLimit:followsSymbolicLinks:)``.
+        public static let unsafePath = Code(.unsafePath)
+        /// The database holds schema objects the migrations did not make (a trigger, a view, a
+        /// table, an index), lacks one they made, or has one changed; the message names it.
+        /// Such a store is refused before any of its SQL runs.
+        public static let unexpectedSchema = Code(.unexpectedSchema)
+        /// The store cannot be written: the file, or its directory (where SQLite keeps its
+        /// `-wal` and `-shm` files), is read-only for this process.
+        public static let readOnly = Code(.readOnly)
 
         /// The code's name, for example `corrupt`.
         public var description: String { base.rawValue }

@@ -6,20 +6,37 @@ import GRDB
 /// to WAL mode), so a file that fails one is left exactly as it was. In order: the file's
 /// structure must pass `PRAGMA quick_check` (damage is found at open, not halfway through a
 /// write); it must be this store's database (its `application_id`) or hold no tables of another
-/// program; it must record no migration this version does not know. Only then are
-/// the missing migrations applied.
+/// program; it must record no migration this version does not know; its schema must be exactly
+/// what the migrations it records made (``StoreSchemaCheck``), so no trigger or view planted in
+/// it ever runs. Then a store that writes checks that it can, and only then are the missing
+/// migrations applied.
 struct StoreOpening {
     let path: String
 
     /// Checks the database without writing to it.
     ///
-    /// - Throws: ``StoreError`` with code `corrupt`, `cannotOpen` or `schemaTooNew`.
-    func check(_ reader: any DatabaseReader) throws(StoreError) {
+    /// - Parameters:
+    ///   - reader: A connection to the database.
+    ///   - requiresTables: Whether a database with no migration applied yet is refused (for
+    ///     reading: it has nothing to read) rather than accepted (for writing: it is new).
+    /// - Throws: ``StoreError`` with code `corrupt`, `cannotOpen`, `schemaTooNew`,
+    ///   `unexpectedSchema` or `notAStore`.
+    func check(_ reader: any DatabaseReader, requiresTables: Bool = false) throws(StoreError) {
         do {
             try reader.read { db in
                 try checkIntegrity(db)
                 try checkOwner(db)
-                try checkVersion(db, migrator: StoreSchema.migrator)
+                let migrator = StoreSchema.migrator
+                try checkVersion(db, migrator: migrator)
+                let applied = try migrator.appliedIdentifiers(db)
+                try StoreSchemaCheck(path: path, migrator: migrator).check(db, applied: applied)
+                if requiresTables && applied.isEmpty {
+                    throw StoreError(
+                        code: .notAStore,
+                        path: path,
+                        message: "\(path) is not a background store: it has none of the store's tables"
+                    )
+                }
             }
         } catch {
             throw StoreError(wrapping: error, as: .cannotOpen, path: path, action: "cannot open")
@@ -41,6 +58,33 @@ struct StoreOpening {
                 throw StoreError(wrapping: error, as: .cannotOpen, path: path, action: "cannot migrate")
             }
         }
+    }
+
+    /// Checks that the process can write the database: it takes the write lock and lets it go
+    /// (`BEGIN IMMEDIATE`, `ROLLBACK`), which fails on a read-only file, or when the directory
+    /// does not let SQLite create its `-wal` file.
+    ///
+    /// - Throws: ``StoreError`` with code `readOnly`.
+    func checkWritable(_ writer: any DatabaseWriter) throws(StoreError) {
+        do {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "ROLLBACK")
+            }
+        } catch {
+            throw readOnly(error)
+        }
+    }
+
+    /// The error for a database this process cannot write.
+    func readOnly(_ error: any Error) -> StoreError {
+        let reason = (error as? DatabaseError)?.message ?? "\(error)"
+        return StoreError(
+            code: .readOnly,
+            path: path,
+            sqliteResultCode: (error as? DatabaseError)?.extendedResultCode.rawValue,
+            message: "cannot write to \(path): \(reason) (check the permissions of the file and its directory)"
+        )
     }
 
     private func checkIntegrity(_ db: Database) throws {

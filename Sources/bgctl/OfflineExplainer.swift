@@ -33,8 +33,10 @@ struct DeviceOptions: ParsableArguments {
     }
 }
 
-/// Answers `bgctl why` from an app's store while the app is not running: the store is read
-/// into a fresh system at the present wall-clock time, and the system explains.
+/// Answers `bgctl why` from an app's store while the app is not running: the store is opened
+/// read-only (nothing is created or written), its state is restored into a fresh system at the
+/// present wall-clock time without dispatching anything, and the system explains. A request
+/// that would run now is explained as such, not launched away.
 enum OfflineExplainer {
     static func explain(
         _ command: DebugCommand,
@@ -44,18 +46,18 @@ enum OfflineExplainer {
     ) throws
         -> String
     {
-        let store: BackgroundStore
-        do {
-            store = try BackgroundStore(path: path)
-        } catch {
-            throw CommandFailure(error.code == .cannotOpen ? .inputMissing : .badInput, path, error.message)
-        }
         let clock = WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970)  // now is T+0
-        guard let saved = try store.load(clock: clock).first(where: { $0.app == app }) else {
+        let apps: [PersistedApp]
+        do {
+            apps = try BackgroundStore.openForReading(path: path).load(clock: clock)
+        } catch {
+            throw CommandFailure(store: error)
+        }
+        guard let saved = apps.first(where: { $0.app == app }) else {
             return "error: the store at \(path) has nothing for \(app)\n"
         }
         var system = BackgroundSystem(policy: .iOS, device: device)
-        try system.handle(.restore(saved), at: .zero)
+        _ = system.restoreForInspection(saved, at: .zero)
         let identifiers = command.identifier.map { [$0] } ?? system.pendingRequests(of: app).map(\.identifier)
         guard !identifiers.isEmpty else { return "no pending task requests\n" }
         let format: (Instant) -> String = {

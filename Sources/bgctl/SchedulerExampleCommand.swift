@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgroundExecution
 import BackgroundStore
+import CommandOutput
 import Foundation
 
 /// `bgctl scheduler-example`: a service that schedules background tasks with BGTaskScheduler.
@@ -34,7 +35,13 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
         )
         // A laptop on battery, in use: the processing task must wait for power and idleness.
         let device = DeviceConditions(powerSource: .battery, batteryLevel: 0.6, network: .wifi, isIdle: false)
-        let persistence = try store.map { try BackgroundStore(path: $0) }
+        // A store it cannot write is refused here, before the service starts (exit 77).
+        let persistence: BackgroundStore?
+        do {
+            persistence = try store.map { path throws(StoreError) in try BackgroundStore(path: path) }
+        } catch {
+            throw CommandFailure(store: error)
+        }
         let system = EmbeddedSystem(
             configuration: .init(
                 app: manifest.bundleIdentifier,

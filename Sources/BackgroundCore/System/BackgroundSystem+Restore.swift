@@ -29,4 +29,23 @@ extension BackgroundSystem {
             "restored \(saved.pendingRequests.count) pending request(s) and \(saved.launches.count) launch(es)"
         effects.append(.log(LogRecord(.info, app: saved.app, message)))
     }
+
+    /// Restores an app's saved state only to look at it (`bgctl why --store`): the state comes
+    /// back as `handle(.restore(saved), at: now)` brings it, but nothing is dispatched and no
+    /// deadline runs, so a request that would run now stays pending and can be explained.
+    ///
+    /// ```swift
+    /// var system = BackgroundSystem(policy: .iOS, device: device)
+    /// _ = system.restoreForInspection(saved, at: .zero)
+    /// let why = system.eligibility(of: saved.app, identifier: "com.example.cleanup", at: .zero)
+    /// ```
+    ///
+    /// - Returns: The restore's own effects (logs, and deletions of requests the manifest no
+    ///   longer permits), for a caller that wants to show them; an inspector carries out none.
+    public mutating func restoreForInspection(_ saved: PersistedApp, at now: Instant) -> [Effect] {
+        moveClock(to: now)
+        var effects: [Effect] = []
+        restore(saved, at: self.now, into: &effects)
+        return effects
+    }
 }

@@ -63,6 +63,11 @@ public struct BackgroundSystem: Sendable {
         self.policy = policy
     }
 
+    /// Moves the system's clock to `now`, never back, without running anything due.
+    mutating func moveClock(to now: Instant) {
+        self.now = max(now, self.now)
+    }
+
     /// Handles one event and returns the effects to carry out, in order.
     ///
     /// Deadlines that fell due strictly before `now` (budget ends, handler watchdogs) are

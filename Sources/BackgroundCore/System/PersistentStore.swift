@@ -18,6 +18,17 @@ public protocol PersistentStore: Sendable {
     /// - Throws: The store's error if it cannot be read; an unreadable store is never treated
     ///   as empty.
     func load(clock: WallClock) throws -> [PersistedApp]
+
+    /// Makes the store's main file hold everything written so far, for a clean shutdown (an
+    /// SQLite store checkpoints its write-ahead log). Stores without such a log do nothing.
+    ///
+    /// - Throws: The store's error; nothing written before is lost then.
+    func checkpoint() throws
+}
+
+extension PersistentStore {
+    /// Does nothing: the store keeps no log beside its data.
+    public func checkpoint() throws {}
 }
 
 /// The link between a system's timeline and wall-clock time, for what outlives the timeline.

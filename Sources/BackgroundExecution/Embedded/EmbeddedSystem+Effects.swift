@@ -6,8 +6,7 @@ extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
     func perform(_ effects: [Effect], at now: Instant) {
         guard !effects.isEmpty else { return }
-        // Durable changes first, in one transaction, before anything is answered or run.
-        persist(effects.compactMap { if case .persist(let change) = $0 { change } else { nil } })
+        // Durable changes were written before the state was unlocked (persistBuffered).
         for effect in effects {
             effectObserver?(now, effect)
             perform(effect)
@@ -62,7 +61,7 @@ extension EmbeddedSystem {
         case .taskFinished(_, let id, let outcome):
             configuration.logger.info("\(app): \(id) finished: \(outcome.rawValue)")
         case .persist:
-            break  // written first, in one transaction, by perform(_:at:)
+            break  // written before the state was unlocked, by persistBuffered
         }
     }
 
@@ -149,6 +148,7 @@ extension EmbeddedSystem {
         state.withLock { $0.reports.append(report) }
         if !report.isClean { publish(report) }
         guard case .exitProcess = configuration.terminationBehavior else { return }
+        closeStore()
         configuration.logger.notice("\(app) exiting with status \(status)")
         ProcessControl.exit(status)
     }

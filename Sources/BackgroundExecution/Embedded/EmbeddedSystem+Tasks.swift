@@ -33,13 +33,36 @@ extension EmbeddedSystem {
         return registered
     }
 
+    /// Submits a request; it is in the store before this returns.
+    ///
+    /// A store that cannot take the request (full disk, a read-only file, a failing trigger)
+    /// fails the submission with `BGTaskScheduler.Error.unavailable`, and the system is left
+    /// as it was before the call: the request is neither pending nor stored.
     public func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
+        let now = self.now
         var rejection: SubmissionRejection?
-        let effects = handle(.submitTaskRequest(app, request)) { _, effect in
-            if case .taskRequestRejected(_, _, let code) = effect { rejection = code }
+        var storeFailure: (any Error)?
+        let effects = state.withLock { state -> [Effect] in
+            let before = configuration.store == nil ? nil : state.core
+            state.handleInfallible(.submitTaskRequest(app, request), at: now)
+            for effect in state.buffer {
+                if case .taskRequestRejected(_, _, let code) = effect { rejection = code }
+            }
+            if let before, let error = persistBuffered(&state, keepingFailedChanges: false) {
+                state.core = before
+                state.buffer.removeAll(keepingCapacity: true)
+                storeFailure = error
+                return []
+            }
+            return state.takeEffects(observed: observed)
         }
-        perform(effects.list, at: effects.at)
+        perform(effects, at: now)
         if let rejection { throw BGTaskScheduler.Error(rejection: rejection) }
+        if let storeFailure {
+            let reason = "the request could not be stored: \(storeFailure)"
+            configuration.logger.error("\(app): submit \"\(request.identifier)\" failed: \(reason)")
+            throw BGTaskScheduler.Error(.unavailable, reason: reason)
+        }
     }
 
     public func cancelTaskRequest(identifier: String) {
@@ -149,13 +172,58 @@ extension EmbeddedSystem {
         }
     }
 
-    /// Writes changes to the store in one transaction; a failure is logged, never fatal.
-    func persist(_ changes: [StoreChange]) {
-        guard let store = configuration.store, !changes.isEmpty else { return }
+    /// Writes the store changes among the buffered effects, in one transaction, while the
+    /// state is locked: the store then changes in the order the core decided, and a caller
+    /// that must fail when its changes were not written (``submitTaskRequest(_:)``) learns it
+    /// before the state is unlocked.
+    ///
+    /// Changes an earlier write could not store are written first, in the same transaction.
+    /// On a failure the changes are kept for the next write when `keepingFailedChanges` (the
+    /// core has already moved on, and a later write may succeed: nothing is dropped while the
+    /// process runs), or dropped when the caller undoes the event that made them.
+    ///
+    /// - Parameter flushing: Whether to retry kept changes even when there are no new ones.
+    /// - Returns: The store's error when the buffered changes could not be written; `nil` when
+    ///   they were, or there were none.
+    func persistBuffered(_ state: inout State, keepingFailedChanges: Bool, flushing: Bool = false) -> (any Error)? {
+        guard let store = configuration.store else { return nil }
+        let changes = state.buffer.compactMap { effect -> StoreChange? in
+            if case .persist(let change) = effect { change } else { nil }
+        }
+        guard !changes.isEmpty || (flushing && !state.unsavedChanges.isEmpty) else { return nil }
         do {
-            try store.apply(changes, clock: wallClock)
+            try store.apply(state.unsavedChanges + changes, clock: wallClock)
+            state.unsavedChanges.removeAll()
+            return nil
         } catch {
-            configuration.logger.error("could not persist \(changes.count) change(s): \(error)")
+            if keepingFailedChanges {
+                state.unsavedChanges += changes
+                configuration.logger.error(
+                    "\(app): could not store \(state.unsavedChanges.count) change(s), kept to retry with the next write: \(error)"
+                )
+            }
+            return error
+        }
+    }
+
+    /// On a clean exit: writes what earlier writes could not, then checkpoints the store so its
+    /// main file alone holds everything (a copy of it loses nothing).
+    func closeStore() {
+        guard let store = configuration.store else { return }
+        let unsaved = state.withLock { state -> Int in
+            state.buffer.removeAll(keepingCapacity: true)
+            _ = persistBuffered(&state, keepingFailedChanges: true, flushing: true)
+            return state.unsavedChanges.count
+        }
+        if unsaved > 0 {
+            configuration.logger.error("\(app): \(unsaved) change(s) could not be stored and are lost at exit")
+        }
+        do {
+            try store.checkpoint()
+        } catch {
+            configuration.logger.warning(
+                "\(app): could not checkpoint the store (its -wal file keeps the data): \(error)"
+            )
         }
     }
 }

@@ -166,6 +166,8 @@ public final class EmbeddedSystem: SystemConnection {
         weak var application: UIApplication?
         var taskHandlers: [String: RegisteredTaskHandler] = [:]
         var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
+        /// Changes the store could not take yet, written first with the next write.
+        var unsavedChanges: [StoreChange] = []
     }
 
     /// The configuration the system was created with.
@@ -264,6 +266,7 @@ public final class EmbeddedSystem: SystemConnection {
         let (granted, effects) = state.withLock { state -> (AssertionID?, [Effect]) in
             let granted = state.handleCollectingGrant(event, at: now)
             if let granted, let expirationHandler { state.handlers.insert(expirationHandler, for: granted) }
+            _ = persistBuffered(&state, keepingFailedChanges: true)
             return (granted, state.takeEffects(observed: observed))
         }
         if granted == nil, let expirationHandler {
@@ -292,6 +295,7 @@ public final class EmbeddedSystem: SystemConnection {
         let effects = state.withLock { state -> [Effect] in
             _ = state.handlers.remove(id)
             state.handleInfallible(.endAssertion(app, id), at: now)
+            _ = persistBuffered(&state, keepingFailedChanges: true)
             return state.takeEffects(observed: observed)
         }
         perform(effects, at: now)
@@ -334,6 +338,7 @@ public final class EmbeddedSystem: SystemConnection {
         let effects = try state.withLock { state throws(BackgroundSystemError) -> [Effect] in
             state.buffer.removeAll(keepingCapacity: true)
             try state.core.handle(event, at: now, into: &state.buffer)
+            _ = persistBuffered(&state, keepingFailedChanges: true)
             return state.takeEffects(observed: observed)
         }
         perform(effects, at: now)
@@ -384,6 +389,7 @@ public final class EmbeddedSystem: SystemConnection {
         let effects = state.withLock { state -> [Effect] in
             state.handleInfallible(event, at: now)
             for effect in state.buffer { inspect(&state, effect) }
+            _ = persistBuffered(&state, keepingFailedChanges: true)
             return state.takeEffects(observed: observed)
         }
         return (effects, now)

@@ -33,17 +33,36 @@ extension BGTaskScheduler {
         /// The code.
         public let code: Code
 
+        /// Why, when this system knows more than Apple's code says (for example a store that
+        /// could not be written); it is `NSLocalizedFailureReasonErrorKey` in the `NSError`.
+        /// Errors with the same code are equal whatever their reasons.
+        public let failureReason: String?
+
         /// Creates an error with a code.
         public init(_ code: Code) {
             self.code = code
+            self.failureReason = nil
         }
+
+        package init(_ code: Code, reason: String) {
+            self.code = code
+            self.failureReason = reason
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
         /// `BGTaskSchedulerErrorDomain`.
         public static var errorDomain: String { "BGTaskSchedulerErrorDomain" }
 
         public var errorCode: Int { code.rawValue }
 
-        public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+        public var errorUserInfo: [String: Any] {
+            var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+            if let failureReason { info[NSLocalizedFailureReasonErrorKey] = failureReason }
+            return info
+        }
 
         public var description: String {
             let explanation: String
@@ -55,6 +74,7 @@ extension BGTaskScheduler {
                 explanation = "not permitted: check BGTaskSchedulerPermittedIdentifiers and UIBackgroundModes"
             case .immediateRunIneligible: explanation = "the task could not start immediately"
             }
+            if let failureReason { return "BGTaskSchedulerErrorDomain Code=\(code.rawValue): \(failureReason)" }
             return "BGTaskSchedulerErrorDomain Code=\(code.rawValue): \(explanation)"
         }
 
