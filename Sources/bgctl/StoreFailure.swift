@@ -16,6 +16,11 @@ extension CommandFailure {
         case .writeFailed, .readFailed: status = .ioError
         default: status = .badInput  // corrupt, notAStore, unsafePath, unexpectedSchema, schemaTooNew, invalidRow
         }
+        if error.code == .notFound {
+            // As for every other missing input: `bgctl why: s.sqlite: No such file or directory`.
+            self.init(status, error.path, "No such file or directory")
+            return
+        }
         // The store's messages name the path already; SQLite's words may hold line breaks.
         let line = error.message.split(whereSeparator: \.isNewline).joined(separator: "; ")
         self.init(status, "", line)

@@ -69,13 +69,13 @@ struct StoreCommandTests {
         }
     }
 
-    @Test("why --store with a mistyped path: 'no such file', exit 66, nothing created")
+    @Test("why --store with a mistyped path: 'No such file or directory', exit 66, nothing created")
     func whyMissingStore() throws {
         try withFolder { folder in
             let path = folder.appendingPathComponent("typo.sqlite").path
             let run = try runBgctl(["why", "--app", Self.app.bundleIdentifier, "--store", path])
             #expect(run.status == 66)
-            #expect(run.error == "bgctl why: no such file: \(path)\n")
+            #expect(run.error == "bgctl why: \(path): No such file or directory\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         }
     }
