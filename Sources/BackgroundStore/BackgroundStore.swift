@@ -77,9 +77,9 @@ public final class BackgroundStore: PersistentStore, Sendable {
 
     /// Opens an existing store to read it, never writing to it or creating anything.
     ///
-    /// The file is opened read-only; when it has no `-wal` file (a store closed cleanly, see
-    /// ``checkpoint()``) it is opened immutable, so no lock or `-shm` file is created and a
-    /// store in a read-only directory can be read. The same checks as for writing run first.
+    /// The file is opened read-only; when it has no `-wal` file, or an empty one (a store
+    /// closed cleanly, see ``checkpoint()``), it is opened immutable, so no lock or `-shm` file
+    /// is created and a store in a read-only directory can be read. The same checks as for writing run first.
     /// ``apply(_:clock:)`` on such a store throws ``StoreError/Code-swift.struct/readOnly``.
     ///
     /// ```swift

@@ -31,6 +31,9 @@ struct StoreFile {
     ///
     /// A missing directory is left for SQLite to report, with its result code.
     func prepareForWriting() throws(StoreError) {
+        // SQLite's special names (`:memory:`, a temporary database, a `file:` URI) are passed on
+        // as they are: the caller chose them, and they name no path to check.
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
         if try inspect(path) == nil {
             let descriptor = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_RDWR, 0o600)
             if descriptor >= 0 {
@@ -45,7 +48,8 @@ struct StoreFile {
     }
 
     /// Checks the file for a store that only reads, and returns the name to give SQLite: a URI
-    /// that opens it read-only, and, when there is no `-wal` file to read, immutable (no lock
+    /// that opens it read-only, and, when there is no `-wal` file to read (none, or an empty
+    /// one), immutable (no lock
     /// and no `-shm` file created, so a store in a read-only directory can be read).
     func prepareForReading() throws(StoreError) -> String {
         guard let size = try inspect(path) else {
@@ -55,7 +59,8 @@ struct StoreFile {
             throw StoreError(code: .notAStore, path: path, message: "\(path) is not a background store: it is empty")
         }
         try checkCompanions()
-        let hasLog = (try? inspect(path + "-wal")) != nil
+        // An empty `-wal` (left by a clean exit that checkpointed) holds nothing to read.
+        let hasLog = ((try? inspect(path + "-wal")) ?? nil).map { $0 > 0 } ?? false
         return "file:" + Self.uriEscaped(Self.absolute(path)) + (hasLog ? "?mode=ro" : "?mode=ro&immutable=1")
     }
 

@@ -57,6 +57,20 @@ struct StorePathTests {
         }
     }
 
+    @Test("A store in a directory reached through a link opens: only the file itself must not be a link")
+    func linkedDirectory() throws {
+        try withScratchDirectory { directory throws in
+            let real = directory.file("real")
+            try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
+            let linked = directory.file("linked")
+            try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: real)
+            let path = linked + "/store.sqlite"
+            try BackgroundStore(path: path).apply([.recordLaunch(news, at: .zero)], clock: clock)
+            #expect(try BackgroundStore(path: path).load(clock: clock).count == 1)
+            #expect(try BackgroundStore.openForReading(path: path).load(clock: clock).count == 1)
+        }
+    }
+
     @Test("A symbolic -wal or -shm file, or a directory at the path, is refused")
     func companionsAndDirectories() throws {
         for suffix in ["-wal", "-shm"] {
