@@ -58,6 +58,7 @@ public final class BackgroundStore: PersistentStore, Sendable {
     {
         let file = StoreFile(path: path, followsSymbolicLinks: followsSymbolicLinks)
         try file.prepareForWriting()
+        StoreFileHooks.runBetweenCheckAndOpen(path)
         let opening = StoreOpening(path: path)
         let pool: DatabasePool
         do {
@@ -101,6 +102,7 @@ public final class BackgroundStore: PersistentStore, Sendable {
     {
         let file = StoreFile(path: path, followsSymbolicLinks: followsSymbolicLinks)
         let name = try file.prepareForReading()
+        StoreFileHooks.runBetweenCheckAndOpen(path)
         let opening = StoreOpening(path: path)
         let queue: DatabaseQueue
         do {

@@ -1,6 +1,7 @@
 import CSQLiteSettings
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -139,5 +140,21 @@ struct StoreFile {
 extension String {
     fileprivate func leftPadded(to length: Int) -> String {
         String(repeating: "0", count: max(0, length - count)) + self
+    }
+}
+
+/// Hooks for tests that attack the store's file.
+package enum StoreFileHooks {
+    private static let betweenCheckAndOpen = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sets the hook called with the store's path after the path was checked and before SQLite
+    /// opens it: a test swaps the file for a link there, to prove that the swap is caught.
+    /// `nil` (the default) removes it.
+    package static func setBetweenCheckAndOpen(_ hook: (@Sendable (String) -> Void)?) {
+        betweenCheckAndOpen.withLock { $0 = hook }
+    }
+
+    static func runBetweenCheckAndOpen(_ path: String) {
+        if let hook = betweenCheckAndOpen.withLock({ $0 }) { hook(path) }
     }
 }

@@ -25,8 +25,11 @@ struct WhyCommand: ParsableCommand {
     @Option(help: "The process identifier of the running app.")
     var pid: Int32?
 
-    @Option(help: "The app's store (SQLite), to explain without a running process.")
+    @Option(help: "The app's store (SQLite), to explain without a running process. Opened read-only.")
     var store: String?
+
+    @Flag(help: "Open --store even if it is a symbolic link (refused by default).")
+    var followStoreLink = false
 
     @OptionGroup var device: DeviceOptions
 
@@ -43,7 +46,13 @@ struct WhyCommand: ParsableCommand {
             throw ValidationError("give --pid for a running app, or --store for one that is not running")
         }
         try ControlClient.finish(
-            OfflineExplainer.explain(command, app: AppID(app), store: store, device: device.conditions)
+            OfflineExplainer.explain(
+                command,
+                app: AppID(app),
+                store: store,
+                followsSymbolicLinks: followStoreLink,
+                device: device.conditions
+            )
         )
     }
 }

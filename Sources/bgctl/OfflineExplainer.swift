@@ -42,6 +42,7 @@ enum OfflineExplainer {
         _ command: DebugCommand,
         app: AppID,
         store path: String,
+        followsSymbolicLinks: Bool = false,
         device: DeviceConditions
     ) throws
         -> String
@@ -49,7 +50,8 @@ enum OfflineExplainer {
         let clock = WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970)  // now is T+0
         let apps: [PersistedApp]
         do {
-            apps = try BackgroundStore.openForReading(path: path).load(clock: clock)
+            apps = try BackgroundStore.openForReading(path: path, followsSymbolicLinks: followsSymbolicLinks)
+                .load(clock: clock)
         } catch {
             throw CommandFailure(store: error)
         }

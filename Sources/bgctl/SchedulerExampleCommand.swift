@@ -27,6 +27,9 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
     @Option(help: "An SQLite store for pending requests, so they survive restarts.")
     var store: String?
 
+    @Flag(help: "Open --store even if it is a symbolic link (refused by default).")
+    var followStoreLink = false
+
     func run() async throws {
         let manifest = AppManifest(
             bundleIdentifier: "com.example.scheduler",
@@ -38,7 +41,9 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
         // A store it cannot write is refused here, before the service starts (exit 77).
         let persistence: BackgroundStore?
         do {
-            persistence = try store.map { path throws(StoreError) in try BackgroundStore(path: path) }
+            persistence = try store.map { path throws(StoreError) in
+                try BackgroundStore(path: path, followsSymbolicLinks: followStoreLink)
+            }
         } catch {
             throw CommandFailure(store: error)
         }

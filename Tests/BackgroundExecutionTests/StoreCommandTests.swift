@@ -93,6 +93,24 @@ struct StoreCommandTests {
         }
     }
 
+    @Test("why --store refuses a symbolic link (exit 65, one line) unless --follow-store-link")
+    func whyLinkedStore() throws {
+        try withFolder { folder in
+            let path = folder.appendingPathComponent("s.sqlite").path
+            try makeStore(at: path)
+            let link = folder.appendingPathComponent("link.sqlite").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+            let arguments = ["why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", link]
+            let refused = try runBgctl(arguments)
+            #expect(refused.status == 65)
+            #expect(refused.error.hasPrefix("bgctl why: refusing the store \(link): "), "\(refused.error)")
+            #expect(refused.error.split(separator: "\n").count == 1)
+            let followed = try runBgctl(arguments + ["--follow-store-link"])
+            #expect(followed.status == 0, "\(followed.error)")
+            #expect(followed.output.contains("\(Self.cleanup) (processing): eligible now"))
+        }
+    }
+
     @Test("why --store reads a store in a directory it cannot write")
     func whyReadOnlyDirectory() throws {
         try withFolder { folder in

@@ -57,6 +57,33 @@ struct StorePathTests {
         }
     }
 
+    @Test("A link swapped in between the path check and SQLite's open is caught, for writing and reading")
+    func swapAfterCheck() throws {
+        try withScratchDirectory { directory throws in
+            let victim = directory.file("victim.sqlite")
+            try BackgroundStore(path: victim).apply([.recordLaunch(news, at: .zero)], clock: clock)
+            let path = directory.file("store.sqlite")
+            try BackgroundStore(path: path).checkpoint()
+            let swap: @Sendable (String) -> Void = { checked in
+                guard checked == path else { return }
+                try? FileManager.default.removeItem(atPath: checked)
+                try? FileManager.default.createSymbolicLink(atPath: checked, withDestinationPath: victim)
+            }
+            defer { StoreFileHooks.setBetweenCheckAndOpen(nil) }
+            StoreFileHooks.setBetweenCheckAndOpen(swap)
+            let error = storeError { try BackgroundStore(path: path) }
+            #expect(error?.code == .unsafePath)
+            #expect(error?.message.contains("SQLite opened \(victim) instead") == true, "\(String(describing: error))")
+
+            // The real file back, then the same swap against a reader.
+            StoreFileHooks.setBetweenCheckAndOpen(nil)
+            try FileManager.default.removeItem(atPath: path)
+            try BackgroundStore(path: path).checkpoint()
+            StoreFileHooks.setBetweenCheckAndOpen(swap)
+            #expect(storeError { try BackgroundStore.openForReading(path: path) }?.code == .unsafePath)
+        }
+    }
+
     @Test("A store in a directory reached through a link opens: only the file itself must not be a link")
     func linkedDirectory() throws {
         try withScratchDirectory { directory throws in
