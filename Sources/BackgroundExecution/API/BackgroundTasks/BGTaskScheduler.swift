@@ -66,7 +66,9 @@ public final class BGTaskScheduler: Sendable {
     /// Submits a request; a pending request with the same identifier is replaced (R2.5).
     ///
     /// - Throws: ``Error`` with Apple's code: `notPermitted`, `unavailable`,
-    ///   `tooManyPendingTaskRequests` or `immediateRunIneligible`.
+    ///   `tooManyPendingTaskRequests` or `immediateRunIneligible`. On Linux, a system with a
+    ///   store also throws `unavailable` when the store cannot take the request (its
+    ///   ``Error/failureReason`` says why); nothing of the submission remains then.
     public func submit(_ taskRequest: BGTaskRequest) throws {
         try connection.submitTaskRequest(request(from: taskRequest))
     }
