@@ -130,15 +130,14 @@ final class SimulatedConnection: SystemConnection {
     }
 
     func instant(for date: Date) -> Instant {
-        // A distance from the real clock's now, to the second: what Date(timeIntervalSinceNow:)
-        // means, and stable however long the app code took to get here.
-        let seconds = Int64(date.timeIntervalSinceNow.rounded())
-        return onSimulator { simulator, _ in simulator.now + .seconds(seconds) }
+        // The one conversion (SystemTime): a distance from now, to the second.
+        let now = onSimulator { simulator, _ in simulator.now }
+        return SystemTime.instant(for: date, now: now)
     }
 
     func date(for instant: Instant) -> Date {
-        let distance = onSimulator { simulator, _ in (instant - simulator.now).seconds }
-        return Date(timeIntervalSinceNow: distance)
+        let now = onSimulator { simulator, _ in simulator.now }
+        return SystemTime.date(for: instant, now: now)
     }
 
     func log(_ level: LogRecord.Level, _ message: String) {
@@ -163,34 +162,28 @@ extension Simulator {
         handler: (@MainActor @Sendable () -> Void)?
     ) -> AssertionID? {
         guard process.isAlive else { return nil }
-        let effects = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
-        for effect in effects {
-            guard case .assertionGranted(_, let id) = effect else { continue }
+        if let handler { deniedHandler = { handler() } }
+        let reply = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
+        deniedHandler = nil
+        if case .granted(let id) = reply {
             if let handler { process.expirationHandlers[id] = handler }
             record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
             return id
         }
         record(.appCall(process.app, .beginBackgroundTask(name: name, id: nil)))
-        // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
-        if let handler { schedule(at: now, .app(process, { handler() })) }
         return nil
     }
 
     func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {
         guard process.isAlive else { return false }
-        let effects = send(.registerTaskHandler(process.app, identifier: identifier))
-        guard effects.contains(where: { if case .taskHandlerRegistered = $0 { true } else { false } }) else {
-            return false
-        }
+        guard case .registered = send(.registerTaskHandler(process.app, identifier: identifier)) else { return false }
         process.taskHandlers[identifier] = registration
         return true
     }
 
     func submit(_ process: AppProcess, _ request: TaskRequest) -> SubmissionRejection? {
         guard process.isAlive else { return nil }
-        for effect in send(.submitTaskRequest(process.app, request)) {
-            if case .taskRequestRejected(_, _, let code) = effect { return code }
-        }
+        if case .rejected(_, let code) = send(.submitTaskRequest(process.app, request)) { return code }
         return nil
     }
 }

@@ -53,9 +53,17 @@ extension Simulator {
             endProcess(app)
         case .fault(let app, let message):
             faults.append((app, message))
-        case .assertionGranted, .assertionDenied, .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted,
-            .taskRequestRejected, .log, .scheduleWakeup, .cancelWakeup, .persist:
-            break  // answered synchronously, or bookkeeping
+        case .launch(let app, let reason, _):
+            startProcess(app, kind: reason == .user ? .foreground : .background)
+        case .resume(let app, _):
+            if let process = processes[app] { thaw(process) }
+        case .assertionDenied(let app, _, _):
+            // S2: "If the system is unable to grant the task assertion, it calls your expiration
+            // handler": the handler of the begin this answers, queued as app code.
+            if let handler = deniedHandler, let process = processes[app] { schedule(at: now, .app(process, handler)) }
+            deniedHandler = nil
+        case .log, .scheduleWakeup, .cancelWakeup, .persist:
+            break  // bookkeeping
         }
     }
 
@@ -71,8 +79,8 @@ extension Simulator {
             endProcess(app)
             return
         }
-        if !from.hasProcess || processes[app] == nil {
-            startProcess(app, kind: to == .background ? .background : .foreground)
+        if !from.hasProcess {
+            // The process was started by the `.launch` effect before this one.
             if to.isForeground {
                 onMainActor(of: app) { process in
                     process.application.deliverTransition(from: from, to: to)
@@ -86,7 +94,6 @@ extension Simulator {
             process.isFrozen = true
             return
         }
-        if from == .suspended { thaw(process) }
         onMainActor(of: app) { $0.application.deliverTransition(from: from, to: to) }
     }
 

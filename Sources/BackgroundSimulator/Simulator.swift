@@ -121,6 +121,8 @@ public final class Simulator {
     var installed: [InstalledApp] = []
     var processes: [AppID: AppProcess] = [:]
     var nextProcessSerial = 0
+    /// The expiration handler of the begin being answered, for its `.assertionDenied`.
+    var deniedHandler: (@MainActor () -> Void)?
     /// The process whose code is running now, if any.
     var currentProcess: AppProcess?
     var foregroundApp: AppID?
@@ -230,28 +232,30 @@ public final class Simulator {
 
     /// Hands an event to the system and carries out its effects.
     @discardableResult
-    func send(_ event: Event) -> [Effect] {
+    func send(_ event: Event) -> Reply? {
         guard deviceState.isOn else {
             record(.note("the device is off: \(event) not delivered"))
-            return []
+            return nil
         }
         var effects: [Effect] = []
         systemEventCount += 1
         if configuration.recordsSystemEvents { systemEvents.append((now, event)) }
+        let reply: Reply?
         do {
-            try core.handle(event, at: now, into: &effects)
+            reply = try core.handle(event, at: now, into: &effects)
         } catch {
             record(.note("the system refused \(event): \(error)"))
-            return []
+            return nil
         }
-        checker.observe(event, effects, core: core, at: now)
+        checker.observe(event, reply: reply, effects, core: core, at: now)
+        if let reply, let app = event.app { record(.reply(app, reply)) }
         perform(effects)
         checkCustomInvariants()
         flushViolations()
         syncWakeup()
         sampleBudgets()
         refreshBattery()
-        return effects
+        return reply
     }
 
     /// Adds a rule of your own, checked after every event like the built-in invariants.

@@ -31,7 +31,7 @@ final class Timeline: Sendable {
     /// that follows says it in full).
     static func describe(_ effect: Effect) -> String? {
         switch effect {
-        case .terminate, .taskRequestAccepted, .taskHandlerRefused: return nil
+        case .terminate, .launch: return nil
         default: return effect.logLine.map { "system: " + $0 }
         }
     }

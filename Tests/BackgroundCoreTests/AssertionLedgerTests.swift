@@ -7,9 +7,9 @@ struct AssertionLedgerTests {
     func identifiersCountUp() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        #expect(try d.begin(notes, at: .t(1)) == [.assertionGranted(notes, .id(1))])
-        #expect(try d.begin(notes, at: .t(2)) == [.assertionGranted(notes, .id(2))])
-        #expect(try d.begin(notes, at: .t(3)) == [.assertionGranted(notes, .id(3))])
+        #expect(try d.begin(notes, at: .t(1)) == .granted(.id(1)))
+        #expect(try d.begin(notes, at: .t(2)) == .granted(.id(2)))
+        #expect(try d.begin(notes, at: .t(3)) == .granted(.id(3)))
         #expect(d.heldIDs(notes) == [1, 2, 3])
     }
 
@@ -19,7 +19,7 @@ struct AssertionLedgerTests {
         try d.open(notes, at: .zero)
         try d.begin(notes, at: .t(1))
         try d.end(notes, 1, at: .t(2))
-        #expect(try d.begin(notes, at: .t(3)) == [.assertionGranted(notes, .id(2))])
+        #expect(try d.begin(notes, at: .t(3)) == .granted(.id(2)))
     }
 
     @Test("Each app has its own identifiers: two apps each get identifier 1")
@@ -27,9 +27,9 @@ struct AssertionLedgerTests {
         var d = Driver()
         try d.open(notes, at: .zero)
         try d.open(mail, at: .zero)
-        #expect(try d.begin(notes, at: .t(1)) == [.assertionGranted(notes, .id(1))])
-        #expect(try d.begin(mail, at: .t(1)) == [.assertionGranted(mail, .id(1))])
-        #expect(try d.begin(notes, at: .t(2)) == [.assertionGranted(notes, .id(2))])
+        #expect(try d.begin(notes, at: .t(1)) == .granted(.id(1)))
+        #expect(try d.begin(mail, at: .t(1)) == .granted(.id(1)))
+        #expect(try d.begin(notes, at: .t(2)) == .granted(.id(2)))
     }
 
     @Test("One app cannot end another's assertion: ending identifier 1 only affects the caller's ledger")

@@ -9,7 +9,8 @@ struct BackgroundWakeTests {
         let launched = try d.send(.launch(notes, .background), at: .zero)
         #expect(
             launched == [
-                .stateChanged(notes, from: .notRunning, to: .background), .deliverBackgroundWake(notes),
+                .launch(notes, .system, .first), .stateChanged(notes, from: .notRunning, to: .background),
+                .deliverBackgroundWake(notes),
                 .scheduleWakeup(at: .t(20)),
             ]
         )

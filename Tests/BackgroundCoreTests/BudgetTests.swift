@@ -7,7 +7,7 @@ struct BudgetTests {
     func dormantInForeground() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
-        #expect(try d.begin(notes, at: .t(1)) == [.assertionGranted(notes, .id(1))])
+        #expect(try d.begin(notes, at: .t(1)) == .granted(.id(1)))
         #expect(d.remaining(notes, at: .t(1)) == nil)
         #expect(d.system.nextDeadline == nil)
         #expect(try d.tick(at: .t(3 * 3600)) == [])
@@ -29,7 +29,7 @@ struct BudgetTests {
         var d = Driver()
         try d.open(notes, at: .zero)
         try d.leave(notes, at: .t(10))
-        #expect(try d.begin(notes, at: .t(12)) == [.assertionGranted(notes, .id(1))])
+        #expect(try d.begin(notes, at: .t(12)) == .granted(.id(1)))
         #expect(try d.send(.didEnterBackgroundReturned(notes), at: .t(13)) == [.scheduleWakeup(at: .t(37))])
         #expect(d.remaining(notes, at: .t(13)) == .seconds(29))
         #expect(d.remaining(notes, at: .t(22)) == .seconds(20))
@@ -67,7 +67,7 @@ struct BudgetTests {
         try d.begin(notes, at: .t(2))
         #expect(try d.background(notes, at: .t(10)) == [.scheduleWakeup(at: .t(35))])
         try d.end(notes, 1, at: .t(20))
-        #expect(try d.begin(notes, at: .t(20)) == [.assertionGranted(notes, .id(3))])
+        #expect(try d.begin(notes, at: .t(20)) == .granted(.id(3)))
         #expect(d.remaining(notes, at: .t(20)) == .seconds(20))
         #expect(d.system.nextDeadline == .t(35))
     }

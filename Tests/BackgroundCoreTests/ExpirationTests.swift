@@ -86,7 +86,7 @@ struct ExpirationTests {
         #expect(d.heldIDs(notes) == [1])
         try d.end(notes, 1, at: .t(37))
         try d.send(.enterForeground(notes), at: .t(50))
-        #expect(try d.begin(notes, at: .t(51)) == [.assertionGranted(notes, .id(2))])
+        #expect(try d.begin(notes, at: .t(51)) == .granted(.id(2)))
     }
 
     @Test("A begin in the background with exactly the 5 s lead left is denied")
@@ -105,7 +105,7 @@ struct ExpirationTests {
     @Test("A begin in the background with more than the lead left is granted")
     func grantedBeforeLead() throws {
         var d = try Driver.inBackground(handlers: [false])
-        #expect(try d.begin(notes, at: .t(34, 999)) == [.assertionGranted(notes, .id(2))])
+        #expect(try d.begin(notes, at: .t(34, 999)) == .granted(.id(2)))
         #expect(d.system.nextDeadline == .t(35))
     }
 

@@ -161,11 +161,12 @@ struct Fuzzer {
                 if report.at < before || report.at > system.now {
                     found.append("report dated \(report.at), outside \(before)...\(system.now)")
                 }
-            case .assertionGranted(let app, let id):
-                let last = system.assertions(of: app).last
-                if last?.id != id || last?.beganAt != system.now { found.append("\(id) not recorded at \(system.now)") }
             default: break
             }
+        }
+        if case .beginAssertion(let app, _, _, _) = event, case .granted(let id) = driver.lastReply {
+            let last = system.assertions(of: app).last
+            if last?.id != id || last?.beganAt != system.now { found.append("\(id) not recorded at \(system.now)") }
         }
         if wakeup != system.nextDeadline {
             found.append(

@@ -7,7 +7,7 @@ struct LifecycleTests {
     func foregroundLaunch() throws {
         var d = Driver()
         let effects = try d.send(.launch(notes, .foreground), at: .zero)
-        #expect(effects == [.stateChanged(notes, from: .notRunning, to: .inactive)])
+        #expect(effects == [.launch(notes, .user, .first), .stateChanged(notes, from: .notRunning, to: .inactive)])
         #expect(d.state(notes) == .inactive)
     }
 
@@ -75,7 +75,8 @@ struct LifecycleTests {
         try d.open(notes, at: .zero)
         try d.background(notes, at: .t(10))
         let effects = try d.send(.enterForeground(notes), at: .t(100))
-        #expect(effects == [.stateChanged(notes, from: .suspended, to: .inactive)])
+        // The process is thawed (the same incarnation), then becomes inactive.
+        #expect(effects == [.resume(notes, .first), .stateChanged(notes, from: .suspended, to: .inactive)])
         #expect(d.state(notes) == .inactive)
     }
 
@@ -85,20 +86,28 @@ struct LifecycleTests {
         try d.open(notes, at: .zero)
         try d.background(notes, at: .t(10))
         let effects = try d.send(.resumeInBackground(notes), at: .t(100))
-        #expect(effects.first == .stateChanged(notes, from: .suspended, to: .background))
+        #expect(
+            Array(effects.prefix(2)) == [
+                .resume(notes, .first), .stateChanged(notes, from: .suspended, to: .background),
+            ]
+        )
         #expect(!effects.contains(.suspend(notes)))
         #expect(d.state(notes) == .background)
-        #expect(try d.begin(notes, at: .t(101)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+        #expect(try d.begin(notes, at: .t(101)).reply == .granted(.id(1)))
     }
 
     @Test("A background launch starts the app in the background, where it can begin a background task")
     func backgroundLaunch() throws {
         var d = Driver()
         let effects = try d.send(.launch(notes, .background), at: .zero)
-        #expect(effects.first == .stateChanged(notes, from: .notRunning, to: .background))
+        #expect(
+            Array(effects.prefix(2)) == [
+                .launch(notes, .system, .first), .stateChanged(notes, from: .notRunning, to: .background),
+            ]
+        )
         #expect(!effects.contains(.suspend(notes)))
         #expect(d.state(notes) == .background)
-        #expect(try d.begin(notes, at: .t(1)).withoutLogs.first == .assertionGranted(notes, .id(1)))
+        #expect(try d.begin(notes, at: .t(1)).reply == .granted(.id(1)))
     }
 
     @Test("The whole trip foreground, background, suspended, foreground reads as one timeline")
@@ -110,6 +119,7 @@ struct LifecycleTests {
         try d.send(.activate(notes), at: .t(20))
         #expect(
             d.timeline == [
+                TimedEffect(at: .zero, effect: .launch(notes, .user, .first)),
                 TimedEffect(at: .zero, effect: .stateChanged(notes, from: .notRunning, to: .inactive)),
                 TimedEffect(at: .zero, effect: .stateChanged(notes, from: .inactive, to: .active)),
                 TimedEffect(at: .t(10), effect: .stateChanged(notes, from: .active, to: .inactive)),
@@ -119,6 +129,7 @@ struct LifecycleTests {
                 TimedEffect(at: .t(10), effect: .stateChanged(notes, from: .background, to: .suspended)),
                 TimedEffect(at: .t(10), effect: .suspend(notes)),
                 TimedEffect(at: .t(10), effect: .cancelWakeup),
+                TimedEffect(at: .t(20), effect: .resume(notes, .first)),
                 TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .suspended, to: .inactive)),
                 TimedEffect(at: .t(20), effect: .stateChanged(notes, from: .inactive, to: .active)),
             ]
@@ -209,16 +220,27 @@ struct LifecycleTests {
         }
         #expect(error?.code == .illegalTransition)
         #expect(d.state(notes) == .terminated(.userForceQuit))
-        #expect(try d.send(.launch(notes, .foreground), at: .t(3)).first?.kind == "stateChanged")
+        #expect(
+            try d.send(.launch(notes, .foreground), at: .t(3)).first == .launch(notes, .user, Incarnation(rawValue: 2))
+        )
     }
 
-    @Test("A relaunched app starts with a fresh ledger whose identifiers start again at 1")
+    @Test(
+        "A relaunched app starts with an empty ledger in a new incarnation; its identifiers go on from the last process's, so a stale end cannot end a new assertion"
+    )
     func relaunchStartsFresh() throws {
         var d = Driver()
         try d.open(notes, at: .zero)
         try d.begin(notes, at: .t(1))
+        #expect(d.system.incarnation(of: notes) == .first)
         try d.send(.terminate(notes, .userForceQuit), at: .t(2))
         try d.open(notes, at: .t(3))
-        #expect(try d.begin(notes, at: .t(4)) == [.assertionGranted(notes, .id(1))])
+        #expect(d.system.incarnation(of: notes) == Incarnation(rawValue: 2))
+        #expect(d.system.assertions(of: notes).isEmpty)
+        #expect(d.system.nextAssertionID(of: notes) == .id(2))
+        #expect(try d.begin(notes, at: .t(4)) == .granted(.id(2)))
+        // The ended process's identifier 1 ends nothing in this one.
+        #expect(try d.end(notes, 1, at: .t(5)).logs.count == 1)
+        #expect(d.system.assertions(of: notes).map(\.id) == [.id(2)])
     }
 }

@@ -54,7 +54,8 @@ struct SchedulerDispatchTests {
         let due = try d.tick(at: .t(60))
         #expect(
             due.withoutBookkeeping == [
-                .stateChanged(notes, from: .notRunning, to: .background), .deliverBackgroundWake(notes),
+                .launch(notes, .tasks, .first), .stateChanged(notes, from: .notRunning, to: .background),
+                .deliverBackgroundWake(notes),
             ]
         )
         // During the wake the app registers its handlers: nothing is handed over yet.
@@ -87,7 +88,8 @@ struct SchedulerDispatchTests {
         let run = try #require(effects.taskRuns.first)
         #expect(
             effects.withoutBookkeeping == [
-                .stateChanged(notes, from: .suspended, to: .background), .runTasks(notes, [run]),
+                .resume(notes, .first), .stateChanged(notes, from: .suspended, to: .background),
+                .runTasks(notes, [run]),
             ]
         )
         #expect(d.state(notes) == .background)

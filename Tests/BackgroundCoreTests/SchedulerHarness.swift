@@ -146,9 +146,10 @@ extension Driver {
         _ request: TaskRequest,
         at instant: Instant
     ) throws(BackgroundSystemError)
-        -> [Effect]
+        -> Answer
     {
-        try send(.submitTaskRequest(app, request), at: instant)
+        let effects = try send(.submitTaskRequest(app, request), at: instant)
+        return Answer(reply: lastReply, effects: effects)
     }
 
     /// Reports the device's conditions.
@@ -195,22 +196,6 @@ extension Array where Element == Effect {
     var taskBatches: [(app: AppID, identifiers: [String])] {
         compactMap { effect in
             if case .runTasks(let app, let runs) = effect { return (app, runs.map(\.request.identifier)) }
-            return nil
-        }
-    }
-
-    /// The requests the system accepted.
-    var acceptedRequests: [TaskRequest] {
-        compactMap { effect in
-            if case .taskRequestAccepted(_, let request) = effect { return request }
-            return nil
-        }
-    }
-
-    /// The rejection codes of refused submissions.
-    var rejections: [SubmissionRejection] {
-        compactMap { effect in
-            if case .taskRequestRejected(_, _, let code) = effect { return code }
             return nil
         }
     }

@@ -14,8 +14,8 @@ struct SchedulerSubmissionTests {
         return d
     }
 
-    private func rejected(_ identifier: String, _ code: SubmissionRejection) -> [Effect] {
-        [.taskRequestRejected(notes, identifier: identifier, code)]
+    private func rejected(_ identifier: String, _ code: SubmissionRejection) -> Answer {
+        .rejected(identifier, code)
     }
 
     // MARK: notPermitted (3)
@@ -128,9 +128,9 @@ struct SchedulerSubmissionTests {
         try d.send(.finishLaunching(notes), at: .zero)
         let effects = try d.submit(notes, .refresh(notes.refreshID), at: .t(1))
         #expect(
-            effects.withoutBookkeeping == [
+            effects.withoutBookkeeping.effects == [
                 .fault(notes, message: BackgroundSystem.missingHandlerMessage(notes.refreshID))
-            ]
+            ] && effects.reply == nil
         )
         #expect(
             BackgroundSystem.missingHandlerMessage(notes.refreshID)

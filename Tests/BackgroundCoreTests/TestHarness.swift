@@ -49,11 +49,14 @@ struct Driver {
     /// Durable writes the system asked for, set aside so effect lists read as behaviour
     /// (persistence has its own tests).
     private(set) var persisted: [StoreChange] = []
+    /// The reply to the last event sent.
+    private(set) var lastReply: Reply?
 
     /// Sends one event at `instant` and returns its effects, `.persist` ones set aside.
     @discardableResult
     mutating func send(_ event: Event, at instant: Instant) throws(BackgroundSystemError) -> [Effect] {
-        var effects = try system.handle(event, at: instant)
+        var effects: [Effect] = []
+        lastReply = try system.handle(event, at: instant, into: &effects)
         effects.removeAll { effect in
             guard case .persist(let change) = effect else { return false }
             persisted.append(change)
@@ -77,8 +80,12 @@ struct Driver {
         handler: Bool = true,
         origin: CallSite = Site.upload,
         at instant: Instant
-    ) throws(BackgroundSystemError) -> [Effect] {
-        try send(.beginAssertion(app, name: name, origin: origin, hasExpirationHandler: handler), at: instant)
+    ) throws(BackgroundSystemError) -> Answer {
+        let effects = try send(
+            .beginAssertion(app, name: name, origin: origin, hasExpirationHandler: handler),
+            at: instant
+        )
+        return Answer(reply: lastReply, effects: effects)
     }
 
     @discardableResult
@@ -177,4 +184,39 @@ extension Effect {
     var kind: String {
         String(String(describing: self).prefix { $0 != "(" })
     }
+}
+
+/// A call's reply and the effects that came with it; reads like its effects otherwise.
+@dynamicMemberLookup
+struct Answer: Equatable {
+    var reply: Reply?
+    var effects: [Effect]
+
+    /// Granted, with nothing else to do.
+    static func granted(_ id: AssertionID) -> Answer { Answer(reply: .granted(id), effects: []) }
+
+    /// Rejected with this code, with nothing else to do.
+    static func rejected(_ identifier: String, _ code: SubmissionRejection) -> Answer {
+        Answer(reply: .rejected(identifier: identifier, code), effects: [])
+    }
+
+    subscript<T>(dynamicMember path: KeyPath<[Effect], T>) -> T { effects[keyPath: path] }
+
+    /// The reply with only the effects that are behaviour (no logs, wake-ups or store writes).
+    var withoutBookkeeping: Answer { Answer(reply: reply, effects: effects.withoutBookkeeping) }
+
+    /// The request accepted, if the reply accepted one.
+    var acceptedRequests: [TaskRequest] {
+        if case .accepted(let request) = reply { [request] } else { [] }
+    }
+
+    /// The rejection code, if the reply rejected the request.
+    var rejections: [SubmissionRejection] {
+        if case .rejected(_, let code) = reply { [code] } else { [] }
+    }
+}
+
+extension Incarnation {
+    /// An app's first process.
+    static let first = Incarnation(rawValue: 1)
 }

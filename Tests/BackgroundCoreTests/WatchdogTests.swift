@@ -169,6 +169,6 @@ struct WatchdogTests {
         try d.open(notes, at: .zero)
         for _ in 1...1000 { try d.begin(notes, at: .t(1)) }
         try d.end(notes, 500, at: .t(2))
-        #expect(try d.begin(notes, at: .t(3)) == [.assertionGranted(notes, .id(1001))])
+        #expect(try d.begin(notes, at: .t(3)) == .granted(.id(1001)))
     }
 }

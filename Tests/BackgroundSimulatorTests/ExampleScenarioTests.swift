@@ -149,7 +149,7 @@ struct ExampleScenarioTests {
         #expect(
             simulator.events.contains { event in
                 guard event.at > on.at, event.at < off.at,
-                    case .system(.taskRequestRejected(news, "com.example.news.refresh", _)) = event.kind
+                    case .reply(news, .rejected("com.example.news.refresh", _)) = event.kind
                 else { return false }
                 return true
             }
@@ -204,7 +204,7 @@ struct ExampleScenarioTests {
     }
 
     private static func acceptsRequest(_ event: SimulationEvent, _ app: AppID) -> Bool {
-        if case .system(.taskRequestAccepted(app, _)) = event.kind { return true }
+        if case .reply(app, .accepted) = event.kind { return true }
         return false
     }
 

@@ -15,7 +15,8 @@ struct InvariantCheckerTests {
     static func begin(_ checker: inout InvariantChecker, _ raw: Int, handler: Bool = true, at seconds: Int = 0) {
         checker.observe(
             .beginAssertion(app, name: "Upload \(raw)", origin: .unknown, hasExpirationHandler: handler),
-            [.assertionGranted(app, AssertionID(rawValue: raw))],
+            reply: .granted(AssertionID(rawValue: raw)),
+            [],
             core: core,
             at: .seconds(seconds)
         )

@@ -138,12 +138,12 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measuringCPU {
             for _ in benchmark.scaledIterations {
                 harness.buffer.removeAll(keepingCapacity: true)
-                try! harness.core.handle(
+                let reply = try! harness.core.handle(
                     .beginAssertion(app, name: "Upload", origin: site, hasExpirationHandler: true),
                     at: .zero,
                     into: &harness.buffer
                 )
-                guard case .assertionGranted(_, let id) = harness.buffer.first else { fatalError("not granted") }
+                guard case .granted(let id) = reply else { fatalError("not granted") }
                 harness.buffer.removeAll(keepingCapacity: true)
                 try! harness.core.handle(.endAssertion(app, id), at: .zero, into: &harness.buffer)
                 blackHole(id)
@@ -165,7 +165,12 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("4b core fast path: beginAssertionInForeground + endAssertionInForeground") { benchmark in
         for _ in benchmark.scaledIterations {
             let id = fastHarness.core.beginAssertionInForeground(
-                fastHarness.app, name: "Upload", origin: fastHarness.site, hasExpirationHandler: true, at: .zero)!
+                fastHarness.app,
+                name: "Upload",
+                origin: fastHarness.site,
+                hasExpirationHandler: true,
+                at: .zero
+            )!
             blackHole(fastHarness.core.endAssertionInForeground(fastHarness.app, id, at: .zero))
         }
     }

@@ -39,12 +39,12 @@ import Synchronization
     let site = CallSite()
     for _ in 0..<count {
         buffer.removeAll(keepingCapacity: true)
-        try! core.handle(
+        let reply = try! core.handle(
             .beginAssertion(app, name: "Upload", origin: site, hasExpirationHandler: true),
             at: .zero,
             into: &buffer
         )
-        guard case .assertionGranted(_, let id) = buffer.first else { fatalError("not granted") }
+        guard case .granted(let id) = reply else { fatalError("not granted") }
         buffer.removeAll(keepingCapacity: true)
         try! core.handle(.endAssertion(app, id), at: .zero, into: &buffer)
         sink(id)
@@ -58,7 +58,13 @@ import Synchronization
     try! core.handle(.activate(app), at: .zero)
     let site = CallSite()
     for _ in 0..<count {
-        let id = core.beginAssertionInForeground(app, name: "Upload", origin: site, hasExpirationHandler: true, at: .zero)!
+        let id = core.beginAssertionInForeground(
+            app,
+            name: "Upload",
+            origin: site,
+            hasExpirationHandler: true,
+            at: .zero
+        )!
         sink(core.endAssertionInForeground(app, id, at: .zero))
     }
 }

@@ -2,6 +2,8 @@
 struct AppRecord: Sendable {
     let id: AppID
     var state: AppLifecycleState = .notRunning
+    /// The app's current (or last) process; 0 before its first launch.
+    var incarnation = Incarnation(rawValue: 0)
     var ledger = AssertionLedger()
     var budget: BackgroundBudget
     var expiration: ExpirationRun?

@@ -41,6 +41,7 @@ extension BackgroundSystem {
         let previous = apps[index].state
         resetProcess(index)
         apps[index].budget.refill(policy.backgroundTimeBudget)
+        effects.append(.launch(app, kind == .foreground ? .user : .system, nextIncarnation(index)))
         switch kind {
         case .foreground:
             setState(index, .inactive)
@@ -100,6 +101,7 @@ extension BackgroundSystem {
             apps[index].expiration = nil
         }
         setState(index, .inactive)
+        if previous == .suspended { effects.append(.resume(app, apps[index].incarnation)) }
         effects.append(.stateChanged(app, from: previous, to: .inactive))
         recordUserLaunch(index, at: now, into: &effects)  // the user opened it: that is use
     }
@@ -109,6 +111,7 @@ extension BackgroundSystem {
         apps[index].budget.refill(policy.backgroundTimeBudget)
         setState(index, .background)
         apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
+        effects.append(.resume(app, apps[index].incarnation))
         effects.append(.stateChanged(app, from: .suspended, to: .background))
         effects.append(.deliverBackgroundWake(app))
     }

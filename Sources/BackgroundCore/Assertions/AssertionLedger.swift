@@ -10,6 +10,12 @@ public struct AssertionLedger: Sendable, Hashable {
     /// Creates an empty ledger whose first identifier is 1.
     public init() {}
 
+    /// Creates an empty ledger that goes on from `next`: a new process's identifiers never
+    /// repeat an earlier process's, so an end from an ended process cannot end a new assertion.
+    public init(continuingFrom next: AssertionID) {
+        nextRawID = next.rawValue
+    }
+
     /// The number of outstanding assertions.
     public var count: Int { assertions.count }
 

@@ -5,6 +5,9 @@ extension BackgroundSystem {
             + "already been ended. Break in UIApplicationEndBackgroundTaskError() to debug."
     }
 
+    /// Begins an assertion on the full event path. The rule is ``assertionVerdict(_:at:)``,
+    /// the same one the foreground fast path (``beginAssertionInForeground(_:name:origin:hasExpirationHandler:at:)``)
+    /// applies.
     mutating func beginAssertion(
         _ app: AppID,
         name: String,
@@ -12,23 +15,24 @@ extension BackgroundSystem {
         hasHandler: Bool,
         at now: Instant,
         into effects: inout [Effect]
-    ) {
+    ) -> Reply? {
         let index = recordIndex(for: app)
-        if let reason = denial(forAppAt: index, at: now) {
+        switch assertionVerdict(index, at: now) {
+        case .grant:
+            let id = apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasHandler)
+            updateBudgetTicking(index, at: now)
+            return .granted(id)
+        case .deny(let reason):
             effects.append(.assertionDenied(app, name: name, reason: reason))
             effects.append(.log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")))
-            return
-        }
-        if apps[index].ledger.count >= policy.maximumOutstandingAssertions {
+            return .denied(reason: reason)
+        case .tooMany:
             let explanation =
                 "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
                 + "at most \(policy.maximumOutstandingAssertions) allowed"
             end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
-            return
+            return nil
         }
-        let id = apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasHandler)
-        updateBudgetTicking(index, at: now)
-        effects.append(.assertionGranted(app, id))
     }
 
     /// Starts or stops the budget's clock. It ticks while the app is in the background holding an
@@ -45,16 +49,35 @@ extension BackgroundSystem {
         }
     }
 
-    /// Why an assertion cannot be granted now, or `nil` if it can.
-    private func denial(forAppAt index: Int, at now: Instant) -> String? {
-        guard policy.grantsAssertions else { return "background execution is not available on this system" }
+    /// What a begin gets: the one grant rule, used by every path a begin can take.
+    enum AssertionVerdict {
+        /// Granted.
+        case grant
+        /// Not granted, for this reason: `.invalid`, and the expiration handler is called.
+        case deny(String)
+        /// One more than ``SystemPolicy/maximumOutstandingAssertions``: the watchdog ends the app.
+        case tooMany
+    }
+
+    /// The grant rule, written once: whether the app may begin an assertion now.
+    ///
+    /// The app must be running; in the background its budget must not be expiring (nor within
+    /// ``SystemPolicy/expirationLeadTime`` of its end); and it may hold at most
+    /// ``SystemPolicy/maximumOutstandingAssertions``. Everything it reads (the lifecycle state,
+    /// the budget's end) is state the system pushes to an app across a process boundary, so an
+    /// app-side runtime can apply the same rule without a round trip (docs/core-contract.md).
+    @inline(__always)
+    func assertionVerdict(_ index: Int, at now: Instant) -> AssertionVerdict {
+        guard policy.grantsAssertions else { return .deny("background execution is not available on this system") }
         let state = apps[index].state
-        guard state.isRunning else { return "the app is \(state)" }
-        let budget = apps[index].budget
-        if state == .background, budget.expirationStarted || budget.remaining(at: now) <= policy.expirationLeadTime {
-            return "no background time remaining"
+        guard state.isRunning else { return .deny("the app is \(state)") }
+        if state == .background {
+            let budget = apps[index].budget
+            if budget.expirationStarted || budget.remaining(at: now) <= policy.expirationLeadTime {
+                return .deny("no background time remaining")
+            }
         }
-        return nil
+        return apps[index].ledger.count < policy.maximumOutstandingAssertions ? .grant : .tooMany
     }
 
     mutating func endAssertion(_ app: AppID, _ id: AssertionID, at now: Instant, into effects: inout [Effect]) {

@@ -123,6 +123,7 @@ extension BackgroundSystem {
             launchForTasks(index, requests, at: now, into: &effects)
         case .suspended:
             setState(index, .background)
+            effects.append(.resume(apps[index].id, apps[index].incarnation))
             effects.append(.stateChanged(apps[index].id, from: .suspended, to: .background))
             startRuns(index, requests, at: now, into: &effects)
         case .active, .inactive, .background:
@@ -143,13 +144,20 @@ extension BackgroundSystem {
         apps[index].budget.refill(policy.backgroundTimeBudget)
         apps[index].callbacks = PendingCallbacks(kind: .backgroundWake, deadline: now + policy.backgroundWakeTimeLimit)
         apps[index].awaitingLaunch = requests
+        effects.append(.launch(apps[index].id, .tasks, nextIncarnation(index)))
         effects.append(.stateChanged(apps[index].id, from: previous, to: .background))
         effects.append(.deliverBackgroundWake(apps[index].id))
     }
 
+    /// Counts a new process for the app and returns its incarnation.
+    mutating func nextIncarnation(_ index: Int) -> Incarnation {
+        apps[index].incarnation = Incarnation(rawValue: apps[index].incarnation.rawValue + 1)
+        return apps[index].incarnation
+    }
+
     /// Clears what belongs to a process: a new one starts with no handlers registered.
     mutating func resetProcess(_ index: Int) {
-        apps[index].ledger = AssertionLedger()
+        apps[index].ledger = AssertionLedger(continuingFrom: apps[index].ledger.nextID)
         apps[index].registered = []
         apps[index].launchFinished = false
         apps[index].awaitingLaunch = []

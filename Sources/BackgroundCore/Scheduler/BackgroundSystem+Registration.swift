@@ -64,26 +64,25 @@ extension BackgroundSystem {
         identifier: String,
         at now: Instant,
         into effects: inout [Effect]
-    ) {
+    ) -> Reply? {
         let index = recordIndex(for: app, at: now)
         guard let manifest = apps[index].manifest, manifest.permits(taskIdentifier: identifier) else {
-            effects.append(.taskHandlerRefused(app, identifier: identifier))
             let message =
                 "register(forTaskWithIdentifier: \"\(identifier)\"): not in BGTaskSchedulerPermittedIdentifiers"
             effects.append(.log(LogRecord(.error, app: app, message)))
-            return
+            return .refused(identifier: identifier)
         }
         // Continued-processing identifiers (matched by a wildcard entry) are exempt (iOS 26 header).
         let continued = !manifest.permittedTaskIdentifiers.contains(identifier)
         if apps[index].launchFinished && !continued {
             effects.append(.fault(app, message: Self.lateRegistrationMessage))
-            return
+            return nil
         }
         guard apps[index].registered.insert(identifier).inserted else {
             effects.append(.fault(app, message: Self.duplicateRegistrationMessage(identifier)))
-            return
+            return nil
         }
-        effects.append(.taskHandlerRegistered(app, identifier: identifier))
+        return .registered(identifier: identifier)
     }
 
     /// Puts back a request that was handed to a launching app but that the device now blocks,

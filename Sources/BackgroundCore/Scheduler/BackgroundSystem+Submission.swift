@@ -1,5 +1,12 @@
 extension BackgroundSystem {
-    mutating func submit(_ app: AppID, _ submitted: TaskRequest, at now: Instant, into effects: inout [Effect]) {
+    mutating func submit(
+        _ app: AppID,
+        _ submitted: TaskRequest,
+        at now: Instant,
+        into effects: inout [Effect]
+    )
+        -> Reply?
+    {
         let index = recordIndex(for: app, at: now)
         var request = submitted
         request.submittedAt = now
@@ -7,18 +14,17 @@ extension BackgroundSystem {
             request.earliestBegin = now  // "outright ignored … in favor of NSDate.now" (S12)
         }
         if let rejection = rejection(of: request, for: index, at: now) {
-            effects.append(.taskRequestRejected(app, identifier: request.identifier, rejection))
             let message = "submit(\"\(request.identifier)\") refused: \(rejection)"
             effects.append(.log(LogRecord(.warning, app: app, message)))
-            return
+            return .rejected(identifier: request.identifier, rejection)
         }
         guard request.kind == .fetch || apps[index].registered.contains(request.identifier) else {
             effects.append(.fault(app, message: Self.missingHandlerMessage(request.identifier)))
-            return
+            return nil
         }
         enqueue(index, request, into: &effects)
         effects.append(.persist(.savePendingRequest(app, request)))
-        effects.append(.taskRequestAccepted(app, request))
+        return .accepted(request)
     }
 
     /// Why the submission is refused, or `nil` if it is accepted: Apple's codes (§2.3).

@@ -13,10 +13,11 @@ import HeapModule
 /// let app: AppID = "com.example.notes"
 /// try system.handle(.launch(app, .foreground), at: .zero)
 /// try system.handle(.activate(app), at: .zero)
-/// let granted = try system.handle(
+/// var effects: [Effect] = []
+/// let reply = try system.handle(
 ///     .beginAssertion(app, name: "Upload", origin: CallSite(), hasExpirationHandler: true),
-///     at: .seconds(1))
-/// // granted == [.assertionGranted(app, AssertionID(rawValue: 1))]
+///     at: .seconds(1), into: &effects)
+/// // reply == .granted(AssertionID(rawValue: 1)), effects == []
 /// ```
 ///
 /// In the examples, `.seconds(1)` is ``Instant/seconds(_:)-(BinaryInteger)``.
@@ -87,22 +88,27 @@ public struct BackgroundSystem: Sendable {
 
     /// Handles one event, appending its effects to `effects`; for shells that reuse a buffer.
     ///
+    /// - Returns: The answer to the app call the event reports (a begin, a register, a submit),
+    ///   or `nil` for events that answer nothing.
+    ///
     /// On a throw, nothing is appended and nothing changes.
+    @discardableResult
     public mutating func handle(
         _ event: Event,
         at now: Instant,
         into effects: inout [Effect]
     )
-        throws(BackgroundSystemError)
+        throws(BackgroundSystemError) -> Reply?
     {
         let now = max(now, self.now)
-        if nextDeadline.map({ $0 > now }) ?? true, handleInForeground(event, at: now, into: &effects) {
+        var reply: Reply?
+        if nextDeadline.map({ $0 > now }) ?? true, handleInForeground(event, at: now, into: &effects, reply: &reply) {
             self.now = now
             #if DEBUG
             let violations = checkInvariants()
             assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
             #endif
-            return
+            return reply
         }
         if let next = nextDeadline, next < now {
             var advanced = self
@@ -115,7 +121,7 @@ public struct BackgroundSystem: Sendable {
             throw error
         }
         self.now = now
-        apply(event, at: now, into: &effects)
+        reply = apply(event, at: now, into: &effects)
         runDeadlines(through: now, into: &effects)
         let effectCount = effects.count
         dispatch(at: now, into: &effects)
@@ -125,13 +131,19 @@ public struct BackgroundSystem: Sendable {
         let violations = checkInvariants()
         assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
         #endif
+        return reply
     }
 
     /// The fast path: beginning or ending an assertion while the app is in the foreground
     /// changes no deadline and nothing the scheduler looks at, so the event needs none of the
     /// deadline, dispatch and wake-up work. Returns `false` for anything else, which then takes
     /// the full path.
-    private mutating func handleInForeground(_ event: Event, at now: Instant, into effects: inout [Effect]) -> Bool {
+    private mutating func handleInForeground(
+        _ event: Event,
+        at now: Instant,
+        into effects: inout [Effect],
+        reply: inout Reply?
+    ) -> Bool {
         switch event {
         case .beginAssertion(let app, let name, let origin, let hasHandler):
             guard
@@ -143,7 +155,7 @@ public struct BackgroundSystem: Sendable {
                     at: now
                 )
             else { return false }
-            effects.append(.assertionGranted(app, id))
+            reply = .granted(id)
             return true
         case .endAssertion(let app, let id):
             guard let ended = endAssertionInForeground(app, id, at: now) else { return false }
@@ -169,7 +181,7 @@ public struct BackgroundSystem: Sendable {
     ) -> AssertionID? {
         let now = max(instant, self.now)
         guard nextDeadline.map({ $0 > now }) ?? true, let index = lookup(app), apps[index].state.isForeground,
-            policy.grantsAssertions, apps[index].ledger.count < policy.maximumOutstandingAssertions
+            case .grant = assertionVerdict(index, at: now)
         else { return nil }
         self.now = now
         return apps[index].ledger.begin(name: name, origin: origin, at: now, hasExpirationHandler: hasExpirationHandler)
@@ -198,7 +210,20 @@ public struct BackgroundSystem: Sendable {
         return lastLookup
     }
 
-    private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) {
+    private mutating func apply(_ event: Event, at now: Instant, into effects: inout [Effect]) -> Reply? {
+        switch event {
+        case .beginAssertion(let app, let name, let origin, let hasHandler):
+            return beginAssertion(app, name: name, origin: origin, hasHandler: hasHandler, at: now, into: &effects)
+        case .registerTaskHandler(let app, let identifier):
+            return registerTaskHandler(app, identifier: identifier, at: now, into: &effects)
+        case .submitTaskRequest(let app, let request): return submit(app, request, at: now, into: &effects)
+        default:
+            applyAnswerless(event, at: now, into: &effects)
+            return nil
+        }
+    }
+
+    private mutating func applyAnswerless(_ event: Event, at now: Instant, into effects: inout [Effect]) {
         switch event {
         case .launch(let app, let kind): launch(app, kind, at: now, into: &effects)
         case .activate(let app): transition(app, to: .active, at: now, into: &effects)
@@ -208,8 +233,7 @@ public struct BackgroundSystem: Sendable {
         case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
         case .didEnterBackgroundReturned(let app): callbacksReturned(app, .didEnterBackground, at: now, into: &effects)
         case .backgroundWakeReturned(let app): callbacksReturned(app, .backgroundWake, at: now, into: &effects)
-        case .beginAssertion(let app, let name, let origin, let hasHandler):
-            beginAssertion(app, name: name, origin: origin, hasHandler: hasHandler, at: now, into: &effects)
+        case .beginAssertion, .registerTaskHandler, .submitTaskRequest: break  // answered by apply
         case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
         case .expirationHandlerReturned(let app, let id): expirationHandlerReturned(app, id, at: now, into: &effects)
         case .terminate(let app, let reason): terminate(app, reason, at: now, into: &effects)
@@ -217,9 +241,6 @@ public struct BackgroundSystem: Sendable {
         case .tick: break
         case .install(let manifest): install(manifest, at: now, into: &effects)
         case .finishLaunching(let app): finishLaunching(app, at: now, into: &effects)
-        case .registerTaskHandler(let app, let identifier):
-            registerTaskHandler(app, identifier: identifier, at: now, into: &effects)
-        case .submitTaskRequest(let app, let request): submit(app, request, at: now, into: &effects)
         case .cancelTaskRequest(let app, let identifier): cancel(app, identifier: identifier, into: &effects)
         case .cancelAllTaskRequests(let app): cancelAll(app, into: &effects)
         case .completeTask(let app, let id, let success):
@@ -243,6 +264,18 @@ public struct BackgroundSystem: Sendable {
     /// The app's lifecycle state; `notRunning` for an app the system has never seen.
     public func state(of app: AppID) -> AppLifecycleState {
         appIndex[app].map { apps[$0].state } ?? .notRunning
+    }
+
+    /// The app's current (or last) process: 0 before its first launch, then one more per launch.
+    public func incarnation(of app: AppID) -> Incarnation {
+        appIndex[app].map { apps[$0].incarnation } ?? Incarnation(rawValue: 0)
+    }
+
+    /// The identifier the app's next granted assertion gets. Identifiers go on increasing across
+    /// the app's processes, so an app-side runtime told this value at launch can name its
+    /// assertions without asking (docs/core-contract.md).
+    public func nextAssertionID(of app: AppID) -> AssertionID {
+        appIndex[app].map { apps[$0].ledger.nextID } ?? AssertionID(rawValue: 1)
     }
 
     /// The app's outstanding assertions, oldest first.

@@ -1,14 +1,23 @@
 /// What the system asks its shell to do in answer to an event.
 ///
-/// Effects are data; the embedded system, the daemon and the simulator are three interpreters
-/// of the same effects. Their order within one answer is the order to carry them out in.
+/// Effects are instructions; the embedded system, the daemon and the simulator are three
+/// interpreters of the same effects, and each follows every one of them. Their order within one
+/// answer is the order to carry them out in. What the caller of an app call gets back (an
+/// identifier, a rejection) is not an effect: it is the ``Reply`` that
+/// ``BackgroundSystem/handle(_:at:into:)`` returns.
 public enum Effect: Sendable, Hashable {
-    /// The assertion was granted: hand this identifier back to the caller of `beginBackgroundTask`.
-    case assertionGranted(AppID, AssertionID)
-    /// The assertion could not be granted: return `.invalid` and call the caller's expiration
-    /// handler (S2: "If the system is unable to grant the task assertion, it calls your
-    /// expiration handler").
+    /// The assertion just asked for (the event this answers) was not granted: call the caller's
+    /// expiration handler on the main actor (S2: "If the system is unable to grant the task
+    /// assertion, it calls your expiration handler"). The begin's ``Reply`` is
+    /// ``Reply/denied(reason:)`` with the same reason.
     case assertionDenied(AppID, name: String, reason: String)
+    /// Start a process for the app: its `incarnation`-th. The shell starts it (the simulator
+    /// creates its process, the daemon spawns it); the app's launch code then runs, and the
+    /// ``deliverBackgroundWake(_:)`` or ``stateChanged(_:from:to:)`` that follow are for it.
+    /// Handlers of earlier incarnations never run again.
+    case launch(AppID, LaunchReason, Incarnation)
+    /// Thaw the app's suspended process (this incarnation): the work it is resumed for follows.
+    case resume(AppID, Incarnation)
     /// Call the expiration handler of this assertion on the app's main actor, then report
     /// ``Event/expirationHandlerReturned(_:_:)``.
     case runExpirationHandler(AppID, AssertionID)
@@ -38,14 +47,6 @@ public enum Effect: Sendable, Hashable {
 
     // MARK: Scheduling
 
-    /// The launch handler was registered: `register` returns `true`.
-    case taskHandlerRegistered(AppID, identifier: String)
-    /// The identifier is not permitted: `register` returns `false` (R2.2).
-    case taskHandlerRefused(AppID, identifier: String)
-    /// The request was accepted (and replaced any pending one with its identifier).
-    case taskRequestAccepted(AppID, TaskRequest)
-    /// The request was refused: `submit` throws `BGTaskScheduler.Error` with this code.
-    case taskRequestRejected(AppID, identifier: String, SubmissionRejection)
     /// Misuse that Apple answers with a crash (an uncaught exception): raise it through the
     /// shell's fault hook with this exact message.
     case fault(AppID, message: String)

@@ -4,19 +4,41 @@ import Logging
 
 extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
-    func perform(_ effects: [Effect], at now: Instant) {
+    ///
+    /// - Parameter deniedHandler: The expiration handler of the begin these effects answer, which
+    ///   its `.assertionDenied` calls.
+    func perform(
+        _ effects: [Effect],
+        at now: Instant,
+        deniedHandler: (@MainActor @Sendable () -> Void)? = nil
+    ) {
         guard !effects.isEmpty else { return }
         // Durable changes were written before the state was unlocked (persistBuffered).
         for effect in effects {
             effectObserver?(now, effect)
+            if case .assertionDenied = effect {
+                // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
+                if let deniedHandler { onMainActor(deniedHandler) }
+                continue
+            }
             perform(effect)
         }
     }
 
     private func perform(_ effect: Effect) {
         switch effect {
-        case .assertionGranted, .assertionDenied:
-            break  // answered synchronously by beginAssertion
+        case .assertionDenied:
+            break  // carried out by perform(_:at:deniedHandler:)
+        case .launch(_, let reason, let incarnation):
+            // This process is the app: a new incarnation starts here, and nothing the last one
+            // left (expiration handlers, live tasks) may run for it.
+            state.withLock { state in
+                state.handlers.removeAll()
+                state.liveTasks.removeAll()
+            }
+            configuration.logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
+        case .resume:
+            break  // the process was never frozen (a process cannot freeze itself)
         case .runExpirationHandler(_, let id):
             runExpirationHandler(id)
         case .deliverDidEnterBackground:
@@ -50,8 +72,6 @@ extension EmbeddedSystem {
             syncWakeup()  // from the core's current deadline, not this effect's: effects can arrive out of order
         case .log(let record):
             configuration.logger.log(level: record.level.swiftLogLevel, "\(record.message)")
-        case .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted, .taskRequestRejected:
-            break  // answered synchronously by the BGTaskScheduler call that caused them
         case .fault(_, let message):
             BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
         case .runTasks(_, let runs):

@@ -22,15 +22,12 @@ extension EmbeddedSystem {
         launchHandler: @escaping (BGTask) -> Void
     ) -> Bool {
         let registration = RegisteredTaskHandler(queue: queue, handler: launchHandler)
-        var registered = false
-        let effects = handle(.registerTaskHandler(app, identifier: identifier)) { state, effect in
-            if case .taskHandlerRegistered = effect {
-                state.taskHandlers[identifier] = registration
-                registered = true
-            }
+        let answer = handle(.registerTaskHandler(app, identifier: identifier)) { state, reply in
+            if case .registered = reply { state.taskHandlers[identifier] = registration }
         }
-        perform(effects.list, at: effects.at)
-        return registered
+        perform(answer.list, at: answer.at)
+        if case .registered = answer.reply { return true }
+        return false
     }
 
     /// Submits a request; it is in the store before this returns.
@@ -40,24 +37,20 @@ extension EmbeddedSystem {
     /// as it was before the call: the request is neither pending nor stored.
     public func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
         let now = self.now
-        var rejection: SubmissionRejection?
         var storeFailure: (any Error)?
-        let effects = state.withLock { state -> [Effect] in
+        let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
             let before = configuration.store == nil ? nil : state.core
-            state.handleInfallible(.submitTaskRequest(app, request), at: now)
-            for effect in state.buffer {
-                if case .taskRequestRejected(_, _, let code) = effect { rejection = code }
-            }
+            let reply = state.handleInfallible(.submitTaskRequest(app, request), at: now)
             if let before, let error = persistBuffered(&state, keepingFailedChanges: false) {
                 state.core = before
                 state.buffer.removeAll(keepingCapacity: true)
                 storeFailure = error
-                return []
+                return (nil, [])
             }
-            return state.takeEffects(observed: observed)
+            return (reply, state.takeEffects())
         }
         perform(effects, at: now)
-        if let rejection { throw BGTaskScheduler.Error(rejection: rejection) }
+        if case .rejected(_, let code) = reply { throw BGTaskScheduler.Error(rejection: code) }
         if let storeFailure {
             let reason = "the request could not be stored: \(storeFailure)"
             configuration.logger.error("\(app): submit \"\(request.identifier)\" failed: \(reason)")
@@ -106,13 +99,13 @@ extension EmbeddedSystem {
     public var supportsBackgroundGPU: Bool { configuration.policy.scheduling.supportsBackgroundGPU }
 
     public func instant(for date: Date) -> Instant {
-        // Measured from now, to the millisecond, so dates computed from `Date()` mean the same
-        // distance ahead on a manual clock as on the real one.
-        now + .milliseconds(Int64((date.timeIntervalSinceNow * 1000).rounded()))
+        // Measured from now, so dates computed from `Date()` mean the same distance ahead on a
+        // manual clock as on the real one; the one conversion (SystemTime).
+        SystemTime.instant(for: date, now: now)
     }
 
     public func date(for instant: Instant) -> Date {
-        Date(timeIntervalSinceNow: (instant - now).seconds)
+        SystemTime.date(for: instant, now: now)
     }
 
     public func log(_ level: LogRecord.Level, _ message: String) {

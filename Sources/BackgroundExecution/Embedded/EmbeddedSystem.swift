@@ -30,7 +30,8 @@ import Synchronization
 public final class EmbeddedSystem: SystemConnection {
     /// Where the system's time comes from.
     public enum Clock: Sendable {
-        /// The real, monotonic clock; the origin is the system's creation.
+        /// The real, monotonic clock: the boot clock, whose origin (the machine's boot) every
+        /// process on the machine shares (``SystemTime``).
         case continuous
         /// Virtual time that moves only when advanced.
         case manual(ManualClock)
@@ -173,9 +174,6 @@ public final class EmbeddedSystem: SystemConnection {
     /// The configuration the system was created with.
     public let configuration: Configuration
     let state: Mutex<State>
-    /// The real clock's reading at T+0, in nanoseconds of `CLOCK_BOOTTIME` (the clock
-    /// `ContinuousClock` reads on Linux).
-    let originNanoseconds = ProcessControl.bootTimeNanoseconds()
 
     /// The app this system serves.
     public let app: AppID
@@ -184,8 +182,6 @@ public final class EmbeddedSystem: SystemConnection {
     // touch the whole configuration.
     let manualClock: ManualClock?
     let effectObserver: (@Sendable (Instant, Effect) -> Void)?
-
-    var observed: Bool { effectObserver != nil }
 
     /// Creates a system, restores the app's saved state, and launches the app into the foreground.
     ///
@@ -236,7 +232,7 @@ public final class EmbeddedSystem: SystemConnection {
     /// The current instant on the system's clock.
     public var now: Instant {
         if let manualClock { return manualClock.now }
-        return Instant(offset: .nanoseconds(ProcessControl.bootTimeNanoseconds() - originNanoseconds))
+        return SystemTime.bootClockNow
     }
 
     // MARK: SystemConnection
@@ -258,23 +254,20 @@ public final class EmbeddedSystem: SystemConnection {
             if let id, let expirationHandler { state.handlers.insert(expirationHandler, for: id) }
             return id
         }
-        if let fast {
-            effectObserver?(now, .assertionGranted(app, fast))
-            return fast
-        }
+        if let fast { return fast }
         let event = Event.beginAssertion(app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil)
-        let (granted, effects) = state.withLock { state -> (AssertionID?, [Effect]) in
-            let granted = state.handleCollectingGrant(event, at: now)
-            if let granted, let expirationHandler { state.handlers.insert(expirationHandler, for: granted) }
+        let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
+            let reply = state.handleInfallible(event, at: now)
+            if case .granted(let id) = reply, let expirationHandler {
+                state.handlers.insert(expirationHandler, for: id)
+            }
             _ = persistBuffered(&state, keepingFailedChanges: true)
-            return (granted, state.takeEffects(observed: observed))
+            return (reply, state.takeEffects())
         }
-        if granted == nil, let expirationHandler {
-            // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
-            onMainActor(expirationHandler)
-        }
-        perform(effects, at: now)
-        return granted
+        // A denial's `.assertionDenied` calls the handler (S2).
+        perform(effects, at: now, deniedHandler: expirationHandler)
+        if case .granted(let id) = reply { return id }
+        return nil
     }
 
     public func endAssertion(_ id: AssertionID) {
@@ -296,7 +289,7 @@ public final class EmbeddedSystem: SystemConnection {
             _ = state.handlers.remove(id)
             state.handleInfallible(.endAssertion(app, id), at: now)
             _ = persistBuffered(&state, keepingFailedChanges: true)
-            return state.takeEffects(observed: observed)
+            return state.takeEffects()
         }
         perform(effects, at: now)
     }
@@ -333,15 +326,17 @@ public final class EmbeddedSystem: SystemConnection {
     /// Sends an event to the system, stamped with the system's clock.
     ///
     /// - Throws: ``BackgroundSystemError`` if the event is not allowed in the app's state.
-    public func send(_ event: Event) throws(BackgroundSystemError) {
+    @discardableResult
+    public func send(_ event: Event) throws(BackgroundSystemError) -> Reply? {
         let now = self.now
-        let effects = try state.withLock { state throws(BackgroundSystemError) -> [Effect] in
+        let (reply, effects) = try state.withLock { state throws(BackgroundSystemError) -> (Reply?, [Effect]) in
             state.buffer.removeAll(keepingCapacity: true)
-            try state.core.handle(event, at: now, into: &state.buffer)
+            let reply = try state.core.handle(event, at: now, into: &state.buffer)
             _ = persistBuffered(&state, keepingFailedChanges: true)
-            return state.takeEffects(observed: observed)
+            return (reply, state.takeEffects())
         }
         perform(effects, at: now)
+        return reply
     }
 
     /// Moves the app to the background, as the user pressing Home would (active → inactive →
@@ -379,20 +374,20 @@ public final class EmbeddedSystem: SystemConnection {
         deliver(.setBackgroundRefresh(setting))
     }
 
-    /// Handles an event and lets `inspect` see each effect while the state is locked (to read
-    /// a synchronous answer); returns the effects to carry out and the instant.
+    /// Handles an event and lets `inspect` see its reply while the state is locked; returns the
+    /// reply, the effects to carry out and the instant.
     func handle(
         _ event: Event,
-        inspect: (inout State, Effect) -> Void
-    ) -> (list: [Effect], at: Instant) {
+        inspect: (inout State, Reply?) -> Void = { _, _ in }
+    ) -> (reply: Reply?, list: [Effect], at: Instant) {
         let now = self.now
-        let effects = state.withLock { state -> [Effect] in
-            state.handleInfallible(event, at: now)
-            for effect in state.buffer { inspect(&state, effect) }
+        let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
+            let reply = state.handleInfallible(event, at: now)
+            inspect(&state, reply)
             _ = persistBuffered(&state, keepingFailedChanges: true)
-            return state.takeEffects(observed: observed)
+            return (reply, state.takeEffects())
         }
-        return (effects, now)
+        return (reply, effects, now)
     }
 
     /// Delivers an event that is allowed in every state, or logs why it was not.
@@ -407,37 +402,23 @@ public final class EmbeddedSystem: SystemConnection {
 
 extension EmbeddedSystem.State {
     /// Handles an event that cannot fail validation (assertions, handler returns, ticks).
-    mutating func handleInfallible(_ event: Event, at now: Instant) {
+    @discardableResult
+    mutating func handleInfallible(_ event: Event, at now: Instant) -> Reply? {
         buffer.removeAll(keepingCapacity: true)
         do {
-            try core.handle(event, at: now, into: &buffer)
+            return try core.handle(event, at: now, into: &buffer)
         } catch {
             buffer.append(.log(LogRecord(.error, app: error.app, "internal: \(error)")))
+            return nil
         }
     }
 
-    /// Handles a begin and returns the granted identifier, leaving the other effects in the buffer.
-    mutating func handleCollectingGrant(_ event: Event, at now: Instant) -> AssertionID? {
-        handleInfallible(event, at: now)
-        for effect in buffer {
-            if case .assertionGranted(_, let id) = effect { return id }
-        }
-        return nil
-    }
-
-    /// The buffered effects that need action outside the lock (all of them when `observed`);
-    /// empty, and allocation-free, on the common path where an assertion was only granted or ended.
-    mutating func takeEffects(observed: Bool) -> [Effect] {
-        var actionable: [Effect] = []
-        for effect in buffer {
-            switch effect {
-            case .assertionGranted, .assertionDenied, .taskHandlerRegistered, .taskHandlerRefused, .taskRequestAccepted,
-                .taskRequestRejected:
-                if observed { actionable.append(effect) }
-            default: actionable.append(effect)
-            }
-        }
+    /// The buffered effects, to carry out outside the lock; empty, and allocation-free, on the
+    /// common path where an assertion was only granted or ended.
+    mutating func takeEffects() -> [Effect] {
+        guard !buffer.isEmpty else { return [] }
+        let effects = Array(buffer)
         buffer.removeAll(keepingCapacity: true)
-        return actionable
+        return effects
     }
 }

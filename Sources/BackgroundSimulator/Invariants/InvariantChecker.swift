@@ -47,12 +47,28 @@ struct InvariantChecker {
         violations.append(violation)
     }
 
-    /// Checks an event's effects and the state they left.
-    mutating func observe(_ event: Event, _ effects: [Effect], core: BackgroundSystem, at now: Instant) {
+    /// Checks an event's reply and effects and the state they left.
+    mutating func observe(
+        _ event: Event,
+        reply: Reply? = nil,
+        _ effects: [Effect],
+        core: BackgroundSystem,
+        at now: Instant
+    ) {
         guard enabled else { return }
         var hasHandler = false
         switch event {
-        case .beginAssertion(_, _, _, let handler): hasHandler = handler
+        case .beginAssertion(let app, _, _, let handler):
+            hasHandler = handler
+            if case .granted(let id) = reply {
+                if !everGranted[app, default: []].insert(id).inserted {
+                    add(.init(.assertionEndsOnce, "assertion #\(id.rawValue) was granted twice", at: now, app: app))
+                }
+                held[app, default: [:]][id] = hasHandler
+            }
+        case .submitTaskRequest(let app, let request):
+            // A new request: what was said about the one it replaces does not bind it.
+            if case .accepted = reply { promises[PromiseKey(app: app, identifier: request.identifier)] = nil }
         case .endAssertion(let app, let id): held[app]?[id] = nil
         case .didEnterBackgroundReturned(let app), .backgroundWakeReturned(let app): callbackOutstanding.remove(app)
         default: break
@@ -77,11 +93,6 @@ struct InvariantChecker {
         at now: Instant
     ) {
         switch effect {
-        case .assertionGranted(let app, let id):
-            if !everGranted[app, default: []].insert(id).inserted {
-                add(.init(.assertionEndsOnce, "assertion #\(id.rawValue) was granted twice", at: now, app: app))
-            }
-            held[app, default: [:]][id] = hasHandler
         case .runExpirationHandler(let app, let id):
             expirationDelivered[app, default: []].insert(id)
             if held[app]?[id] == nil {
@@ -98,9 +109,6 @@ struct InvariantChecker {
             callbackOutstanding.insert(app)
         case .expireTask(_, let id):
             expiredTasks.insert(id)
-        case .taskRequestAccepted(let app, let request):
-            // A new request: what was said about the one it replaces does not bind it.
-            promises[PromiseKey(app: app, identifier: request.identifier)] = nil
         case .runTasks(let app, let runs):
             for run in runs {
                 if debugLaunch {

@@ -5,7 +5,6 @@ extension Effect {
     /// (wake-up timers, store writes, answers the caller already has).
     public var logLine: String? {
         switch self {
-        case .assertionGranted(_, let id): return "assertion #\(id.rawValue) granted"
         case .assertionDenied(_, let name, let reason): return "\"\(name)\" not granted (\(reason))"
         case .runExpirationHandler(_, let id): return "calling the expiration handler of #\(id.rawValue)"
         case .stateChanged(_, let from, let to): return "\(from) → \(to)"
@@ -19,14 +18,25 @@ extension Effect {
             return "runs " + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
         case .expireTask(_, let id): return "expiring \(id)"
         case .taskFinished(_, let id, let outcome): return "\(id) \(outcome.rawValue)"
-        case .taskRequestAccepted(_, let request):
+        case .fault(_, let message): return "fault: \(message)"
+        case .launch(_, let reason, let incarnation): return "launch (\(reason.rawValue), \(incarnation))"
+        case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
+            .persist, .resume:
+            return nil
+        }
+    }
+}
+
+extension Reply {
+    /// The reply as one line of a log, or `nil` where the app's own call already says it.
+    public var logLine: String? {
+        switch self {
+        case .granted(let id): return "assertion #\(id.rawValue) granted"
+        case .accepted(let request):
             let after = request.earliestBegin.map { ", not before \($0)" } ?? ""
             return "accepted \"\(request.identifier)\" (\(request.kind))\(after)"
-        case .fault(_, let message): return "fault: \(message)"
-        case .taskHandlerRefused(_, let identifier): return "register(\"\(identifier)\") refused"
-        case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
-            .taskHandlerRegistered, .persist, .taskRequestRejected:
-            return nil
+        case .refused(let identifier): return "register(\"\(identifier)\") refused"
+        case .denied, .registered, .rejected: return nil
         }
     }
 }

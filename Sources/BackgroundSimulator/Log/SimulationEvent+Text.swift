@@ -30,6 +30,7 @@ extension SimulationEvent {
             return percent % 10 == 0 ? "battery \(percent) %" : nil
         case .device(let change, _): return change.description
         case .system(let effect): return effect.logLine
+        case .reply(_, let reply): return reply.logLine
         case .budget(_, let remaining, _):
             return verbose ? "background time remaining \(remaining.formattedSeconds) s" : nil
         case .appCode(_, let text): return "app: \(text)"

@@ -10,6 +10,8 @@ public struct SimulationEvent: Sendable, Hashable {
         case device(DeviceChange, DeviceState)
         /// The system decided something (an effect of the core).
         case system(Effect)
+        /// The system answered an app's call (a begin, a register, a submit).
+        case reply(AppID, Reply)
         /// An app's remaining background time, sampled when it changes course: `depleting` when
         /// it goes down from here (the app holds an assertion in the background).
         case budget(AppID, remaining: Duration, depleting: Bool)
@@ -40,7 +42,7 @@ public struct SimulationEvent: Sendable, Hashable {
         case .user(let action): return action.app
         case .device, .note: return nil
         case .system(let effect): return effect.app
-        case .budget(let app, _, _), .appCode(let app, _), .appCall(let app, _): return app
+        case .budget(let app, _, _), .appCode(let app, _), .appCall(let app, _), .reply(let app, _): return app
         case .violation(let violation): return violation.app
         }
     }
@@ -143,13 +145,11 @@ extension Effect {
     /// The app an effect concerns, if any.
     public var app: AppID? {
         switch self {
-        case .assertionGranted(let app, _), .assertionDenied(let app, _, _), .runExpirationHandler(let app, _),
+        case .assertionDenied(let app, _, _), .runExpirationHandler(let app, _),
             .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app), .stateChanged(let app, _, _),
             .suspend(let app), .exit(let app, _, _), .terminate(let app, _),
-            .backgroundRefreshStatusChanged(let app, _),
-            .taskHandlerRegistered(let app, _), .taskHandlerRefused(let app, _), .taskRequestAccepted(let app, _),
-            .taskRequestRejected(let app, _, _), .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _),
-            .taskFinished(let app, _, _):
+            .backgroundRefreshStatusChanged(let app, _), .launch(let app, _, _), .resume(let app, _),
+            .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .taskFinished(let app, _, _):
             return app
         case .log(let record): return record.app
         case .scheduleWakeup, .cancelWakeup, .persist: return nil

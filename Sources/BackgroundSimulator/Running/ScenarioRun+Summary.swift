@@ -44,7 +44,7 @@ extension ScenarioRun {
             switch event.kind {
             case .system(.stateChanged(_, let from, let to)) where !from.hasProcess:
                 if to == .background { background += 1 } else { foreground += 1 }
-            case .system(.assertionGranted): granted += 1
+            case .reply(_, .granted): granted += 1
             default: break
             }
         }

@@ -128,7 +128,7 @@ private struct TimelineBuilder {
             } else {
                 deviceMarkers.append(marker)
             }
-        case .user, .appCall, .appCode, .note:
+        case .user, .appCall, .appCode, .note, .reply:
             break
         }
     }
