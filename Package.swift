@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
         // The test kit: a virtual device and virtual time that apps' own test suites drive.
         .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
+        // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
+        .library(name: "BackgroundServiceLifecycle", targets: ["BackgroundServiceLifecycle"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
     ],
     dependencies: [
@@ -30,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `swift package generate-documentation` builds the DocC catalog (CI does, so it cannot rot).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -51,6 +56,14 @@ let package = Package(
                 "BackgroundCore",
                 "BackgroundExecution",
                 .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BackgroundServiceLifecycle",
+            dependencies: [
+                "BackgroundExecution",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -85,6 +98,24 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The README's examples, compiled as written (a test checks the README shows these files
+        // and runs them); not products.
+        .executableTarget(
+            name: "ExportService",
+            dependencies: ["BackgroundExecution"],
+            path: "examples/ExportService",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ExportServiceLifecycle",
+            dependencies: [
+                "BackgroundExecution", "BackgroundServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "examples/ExportServiceLifecycle",
+            swiftSettings: strictSettings
+        ),
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",
@@ -112,6 +143,16 @@ let package = Package(
             name: "BackgroundExecutionTests",
             dependencies: [
                 "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
+                "ExportService", "ExportServiceLifecycle",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundServiceLifecycleTests",
+            dependencies: [
+                "BackgroundServiceLifecycle", "BackgroundExecution",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

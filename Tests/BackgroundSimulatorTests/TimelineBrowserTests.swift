@@ -14,7 +14,10 @@ struct TimelineBrowserTests {
 
     @Test(
         "The sample night lays out every lane, runs its script without errors, keeps hostile names inert, screenshots",
-        .enabled(if: Chromium.binary != nil, "no Chromium binary found; install chromium-headless-shell"),
+        .enabled(
+            if: Chromium.binary != nil || OptionalTools.required,
+            "skipped: no Chromium binary found; apt-get install chromium-headless-shell (or set CHROMIUM_PATH)"
+        ),
         .timeLimit(.minutes(2))
     )
     func sampleNightInChromium() throws {
@@ -55,7 +58,10 @@ struct TimelineBrowserTests {
 
     @Test(
         "A month of 20 apps (50 400 bars) lays out in Chromium without script errors",
-        .enabled(if: Chromium.binary != nil, "no Chromium binary found; install chromium-headless-shell"),
+        .enabled(
+            if: Chromium.binary != nil || OptionalTools.required,
+            "skipped: no Chromium binary found; apt-get install chromium-headless-shell (or set CHROMIUM_PATH)"
+        ),
         .timeLimit(.minutes(3))
     )
     func largeDocumentInChromium() throws {

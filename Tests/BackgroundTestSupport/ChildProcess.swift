@@ -73,3 +73,54 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
+
+/// An executable built with the tests (a product or an example), next to the test bundle.
+public func builtExecutable(_ name: String) -> URL {
+    bgctlExecutable.deletingLastPathComponent().appendingPathComponent(name)
+}
+
+/// Starts a program, waits until its standard output contains `marker` (so its signal
+/// handling is set up), sends it `signal`, and waits for its end. Output goes through a pipe
+/// read to the end; a child still running after `timeout` is killed, so a hang fails the test.
+public func runChildProcessUntilSignalled(
+    _ executable: URL,
+    _ arguments: [String] = [],
+    after marker: String,
+    signal: Int32 = SIGTERM,
+    timeout: Duration = .seconds(60)
+) throws -> ChildProcessResult {
+    let process = Process()
+    // stdbuf -oL: standard output line-buffered, as on a terminal (a pipe would hold the marker
+    // in the child's buffer); it execs the program, so the signal reaches the program itself.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+    process.arguments = ["-oL", executable.path] + arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
+        if process.isRunning { kill(pid, SIGKILL) }  // a child that never prints the marker
+    }
+    var seen = Data()
+    while !String(decoding: seen, as: UTF8.self).contains(marker) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen += chunk
+    }
+    kill(pid, signal)
+    let timedOut = exited.wait(timeout: .now() + timeout.seconds) == .timedOut
+    if timedOut { kill(pid, SIGKILL) }
+    process.waitUntilExit()
+    seen += output.fileHandleForReading.readDataToEndOfFile()
+    return ChildProcessResult(
+        status: process.terminationStatus,
+        output: String(decoding: seen, as: UTF8.self),
+        error: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+        timedOut: timedOut
+    )
+}

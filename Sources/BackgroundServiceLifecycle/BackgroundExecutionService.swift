@@ -1,0 +1,133 @@
+public import BackgroundExecution
+public import ServiceLifecycle
+import Synchronization
+
+/// The embedded system as a swift-service-lifecycle `Service`, for services whose
+/// `ServiceGroup` already owns SIGTERM.
+///
+/// The group's graceful shutdown is the app moving to the background: work under background
+/// tasks goes on within the policy's budget, expiration handlers run on the main actor shortly
+/// before the end, and ``run()`` returns when the last background task ends. A watchdog
+/// termination (a task that leaked past the budget) makes ``run()`` throw ``Terminated`` with
+/// the report. If the group's own escalation cancels the service first (its
+/// `maximumGracefulShutdownDuration`), the app is ended at once, as a force quit, and ``run()``
+/// throws ``Terminated`` with the report naming every task still held.
+///
+/// The service installs no signal handling: do not call
+/// ``EmbeddedSystem/moveToBackground(onSignals:)`` in this mode. It never ends the process
+/// either: it sets ``EmbeddedSystem/Configuration/terminationBehavior`` to `.record`, so the
+/// group decides when `main` returns.
+///
+/// ```swift
+/// import BackgroundExecution
+/// import BackgroundServiceLifecycle
+/// import ServiceLifecycle
+///
+/// let background = BackgroundExecutionService(
+///     configuration: .init(app: "com.example.exporter", policy: .server(grace: .seconds(20))))
+/// let app = UIApplication.bootstrap(background.system)
+/// let group = ServiceGroup(configuration: .init(
+///     services: [background, exporter],
+///     gracefulShutdownSignals: [.sigterm, .sigint],
+///     logger: logger))
+/// try await group.run()
+/// ```
+public final class BackgroundExecutionService: Service, Sendable {
+    /// The app ended with a termination report that is not clean: the watchdog ended it
+    /// (`0x8badf00d`) or something ended it while background tasks were still held.
+    public struct Terminated: Error, CustomStringConvertible, Sendable {
+        /// The report, naming every task still held and where it began.
+        public let report: TerminationReport
+
+        /// The report's first lines.
+        public var description: String { "the app was terminated: \(report.reason)" }
+    }
+
+    /// The embedded system this service runs: bootstrap `UIApplication` with it.
+    public let system: EmbeddedSystem
+
+    private let ending: Ending
+
+    /// A service around a new embedded system.
+    ///
+    /// - Parameter configuration: The system's configuration. Its `terminationBehavior` is
+    ///   replaced by `.record` (the group ends the process, not the system); its
+    ///   `effectObserver`, if any, still sees every effect.
+    public init(configuration: EmbeddedSystem.Configuration) {
+        let ending = Ending()
+        var configuration = configuration
+        configuration.terminationBehavior = .record
+        let observer = configuration.effectObserver
+        configuration.effectObserver = { instant, effect in
+            observer?(instant, effect)
+            switch effect {
+            case .exit(_, _, let report), .terminate(_, let report): ending.finish(with: report)
+            default: break
+            }
+        }
+        self.ending = ending
+        self.system = EmbeddedSystem(configuration: configuration)
+    }
+
+    /// Runs until the app ends: after the group's graceful shutdown, when its last background
+    /// task ends.
+    ///
+    /// - Throws: ``Terminated`` after a watchdog termination, or when the group cancelled the
+    ///   service while tasks were still held (the report names them); `CancellationError` when
+    ///   cancelled and the app could not be ended with a report.
+    public func run() async throws {
+        let system = self.system
+        let ending = self.ending
+        let report = await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await ending.wait()
+            } onGracefulShutdown: {
+                system.moveToBackground()
+            }
+        } onCancel: {
+            // The group's escalation: end the app now, reporting what was still held.
+            try? system.send(.terminate(system.app, .userForceQuit))
+            ending.cancel()
+        }
+        guard let report else { throw CancellationError() }
+        if !report.isClean { throw Terminated(report: report) }
+    }
+}
+
+/// The app's end, once: waiters resume with its report, or nil when cancelled first.
+final class Ending: Sendable {
+    private struct State {
+        var outcome: TerminationReport??
+        var waiters: [CheckedContinuation<TerminationReport?, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Records the app's end and resumes every waiter (the first call wins).
+    func finish(with report: TerminationReport) { settle(report) }
+
+    /// Resumes every waiter with nil, unless the app already ended.
+    func cancel() { settle(nil) }
+
+    /// Waits for the end: its report, or nil if cancelled first.
+    func wait() async -> TerminationReport? {
+        await withCheckedContinuation { continuation in
+            let settled: TerminationReport?? = state.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let settled { continuation.resume(returning: settled) }
+        }
+    }
+
+    private func settle(_ outcome: TerminationReport?) {
+        let waiters = state.withLock { state -> [CheckedContinuation<TerminationReport?, Never>] in
+            guard state.outcome == nil else { return [] }
+            state.outcome = .some(outcome)
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+}
