@@ -28,7 +28,13 @@ struct ExampleScenarioTests {
         #expect(Set(expected).isSubset(of: Examples.names), "found \(Examples.names)")
     }
 
-    @Test("Every example validates against the JSON Schema", .enabled(if: SchemaValidator.isAvailable || OptionalTools.required, "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"))
+    @Test(
+        "Every example validates against the JSON Schema",
+        .enabled(
+            if: SchemaValidator.isAvailable || OptionalTools.required,
+            "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
+        )
+    )
     func examplesValidate() throws {
         let paths = Examples.names.map { Examples.directory.appending(path: $0).path }
         let verdicts = try SchemaValidator.verdicts(paths)

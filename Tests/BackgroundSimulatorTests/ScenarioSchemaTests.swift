@@ -56,7 +56,13 @@ struct ScenarioSchemaTests {
         #expect(try documented.contains(Scenario.decode(from: Data(ScenarioFixtures.newsDay.utf8))))
     }
 
-    @Test("The schema accepts the valid fixtures and the documented scenarios", .enabled(if: hasJSONSchema || OptionalTools.required, "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"))
+    @Test(
+        "The schema accepts the valid fixtures and the documented scenarios",
+        .enabled(
+            if: hasJSONSchema || OptionalTools.required,
+            "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
+        )
+    )
     func schemaAcceptsValid() throws {
         let documents = [ScenarioFixtures.newsDay] + ScenarioFixtures.validVariants + (try Self.documentedScenarios())
         let verdicts = try Self.schemaVerdicts(documents)
@@ -66,7 +72,13 @@ struct ScenarioSchemaTests {
         }
     }
 
-    @Test("The schema rejects what the decoder rejects, where a schema can tell", .enabled(if: hasJSONSchema || OptionalTools.required, "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"))
+    @Test(
+        "The schema rejects what the decoder rejects, where a schema can tell",
+        .enabled(
+            if: hasJSONSchema || OptionalTools.required,
+            "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
+        )
+    )
     func schemaRejectsInvalid() throws {
         let fixtures = ScenarioFixtures.invalid
         let verdicts = try Self.schemaVerdicts(fixtures.map(\.json))
@@ -79,7 +91,13 @@ struct ScenarioSchemaTests {
         }
     }
 
-    @Test("Canonical encodings of the fixtures validate against the schema", .enabled(if: hasJSONSchema || OptionalTools.required, "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"))
+    @Test(
+        "Canonical encodings of the fixtures validate against the schema",
+        .enabled(
+            if: hasJSONSchema || OptionalTools.required,
+            "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
+        )
+    )
     func encodedScenariosValidate() throws {
         let documents = try ([ScenarioFixtures.newsDay] + ScenarioFixtures.validVariants).map {
             String(decoding: try Scenario.decode(from: Data($0.utf8)).jsonData(), as: UTF8.self)

@@ -94,7 +94,10 @@ public final class EmbeddedSystem: SystemConnection {
         ///   - policy: Defaults to ``SystemPolicy/server(grace:)`` with 30 s, iOS's budget.
         ///   - clock: Defaults to the real clock.
         ///   - terminationBehavior: Defaults to ending the process, as iOS does.
-        ///   - reportsDirectory: Defaults to ``EmbeddedSystem/defaultReportsDirectory``.
+        ///   - reportsDirectory: Defaults to ``EmbeddedSystem/defaultReportsDirectory`` when the
+        ///     system ends the process, and to none under ``TerminationBehavior/record``: tests
+        ///     and demos write nothing outside what they are given. Pass a directory to have
+        ///     `.record` write its reports there.
         public init(
             app: AppID = AppID("local." + ProcessInfo.processInfo.processName),
             policy: SystemPolicy = .server(grace: .seconds(30)),
@@ -118,7 +121,10 @@ public final class EmbeddedSystem: SystemConnection {
             self.policy = policy
             self.clock = clock
             self.terminationBehavior = terminationBehavior
-            self.reportsDirectory = reportsDirectory
+            // The default directory is for processes the system really ends; a recording
+            // system (a test) writes reports only where it is told to.
+            let defaulted = reportsDirectory == EmbeddedSystem.defaultReportsDirectory
+            self.reportsDirectory = terminationBehavior == .record && defaulted ? nil : reportsDirectory
             self.printsReportsToStandardError = printsReportsToStandardError
             self.logger = logger
         }
