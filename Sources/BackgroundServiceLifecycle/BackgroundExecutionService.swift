@@ -86,7 +86,7 @@ public final class BackgroundExecutionService: Service, Sendable {
             }
         } onCancel: {
             // The group's escalation: end the app now, reporting what was still held.
-            try? system.send(.terminate(system.app, .userForceQuit))
+            _ = try? system.send(.terminate(system.app, .userForceQuit))
             ending.cancel()
         }
         guard let report else { throw CancellationError() }
