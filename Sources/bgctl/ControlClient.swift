@@ -81,6 +81,7 @@ enum ControlClient {
     /// negative answer, exit status 1.
     static func finish(_ answer: String) throws {
         print(answer, terminator: "")
-        if answer.hasPrefix("error:") { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+        let unknown = answer.contains(": no pending task request with this identifier\n")
+        if answer.hasPrefix("error:") || unknown { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
     }
 }

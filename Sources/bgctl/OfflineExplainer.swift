@@ -4,16 +4,25 @@ import BackgroundStore
 import CommandOutput
 import Foundation
 
-/// The device `bgctl why --store` assumes, from flags.
+/// The device `bgctl why --store` assumes, from flags. Unknown values are usage errors that
+/// list the valid ones (`--power batery` is not read as external power).
 struct DeviceOptions: ParsableArguments {
+    enum Power: String, ExpressibleByArgument, CaseIterable {
+        case battery, external
+    }
+
+    enum Network: String, ExpressibleByArgument, CaseIterable {
+        case none, wifi, cellular
+    }
+
     @Option(help: "Power source: battery or external.")
-    var power: String = "external"
+    var power: Power = .external
 
     @Option(help: "Battery level, 0 to 1.")
     var batteryLevel: Double = 1
 
     @Option(help: "Network: none, wifi or cellular.")
-    var network: String = "wifi"
+    var network: Network = .wifi
 
     @Option(help: "Whether the device is idle (nobody using it): true or false.")
     var idle: Bool = true
@@ -21,12 +30,18 @@ struct DeviceOptions: ParsableArguments {
     @Flag(help: "Low Power Mode is on.")
     var lowPowerMode = false
 
+    func validate() throws {
+        guard batteryLevel.isFinite, (0...1).contains(batteryLevel) else {
+            throw ValidationError("--battery-level must be a number from 0 to 1, not \(batteryLevel)")
+        }
+    }
+
     var conditions: DeviceConditions {
         DeviceConditions(
-            powerSource: power == "battery" ? .battery : .externalPower,
+            powerSource: power == .battery ? .battery : .externalPower,
             batteryLevel: batteryLevel,
             lowPowerMode: lowPowerMode,
-            network: DeviceConditions.Network(rawValue: network) ?? .wifi,
+            network: DeviceConditions.Network(rawValue: network.rawValue) ?? .none,
             isIdle: idle,
             unlockedSinceBoot: true
         )
@@ -44,9 +59,7 @@ enum OfflineExplainer {
         store path: String,
         followsSymbolicLinks: Bool = false,
         device: DeviceConditions
-    ) throws
-        -> String
-    {
+    ) throws -> WhyResult {
         let clock = WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970)  // now is T+0
         let apps: [PersistedApp]
         do {
@@ -56,20 +69,20 @@ enum OfflineExplainer {
             throw CommandFailure(store: error)
         }
         guard let saved = apps.first(where: { $0.app == app }) else {
-            return "error: the store at \(path) has nothing for \(app)\n"
+            throw CommandFailure(.negativeAnswer, path, "the store has nothing for \(app)")
         }
         var system = BackgroundSystem(policy: .iOS, device: device)
         _ = system.restoreForInspection(saved, at: .zero)
         let identifiers = command.identifier.map { [$0] } ?? system.pendingRequests(of: app).map(\.identifier)
-        guard !identifiers.isEmpty else { return "no pending task requests\n" }
-        let format: (Instant) -> String = {
-            ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: clock.unixSeconds(of: $0)))
-        }
-        return identifiers.map { identifier in
-            guard let why = system.eligibility(of: app, identifier: identifier, at: .zero) else {
-                return "\(identifier): no pending task request with this identifier\n"
+        let date = { (instant: Instant) in Date(timeIntervalSince1970: clock.unixSeconds(of: instant)) }
+        return WhyResult(
+            app: app.bundleIdentifier,
+            requests: identifiers.map { identifier in
+                guard let why = system.eligibility(of: app, identifier: identifier, at: .zero) else {
+                    return .unknown(identifier)
+                }
+                return WhyResult.Request(why, date: date)
             }
-            return why.renderText(formatInstant: format)
-        }.joined()
+        )
     }
 }

@@ -30,7 +30,15 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
     @Flag(help: "Open --store even if it is a symbolic link (refused by default).")
     var followStoreLink = false
 
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        try validateSeconds(refreshDelay, "--refresh-delay", 0...(366 * 86_400))
+    }
+
     func run() async throws {
+        // Checked before anything starts, so a bad path never follows a service that said it was up.
+        let controlURL = try controlDirectory.map { try PathCheck.creatableDirectory($0) }
         let manifest = AppManifest(
             bundleIdentifier: "com.example.scheduler",
             permittedTaskIdentifiers: ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"],
@@ -51,6 +59,7 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
             configuration: .init(
                 app: manifest.bundleIdentifier,
                 policy: .server(grace: .seconds(10)),
+                logger: logging.logger(label: "scheduler-example"),
                 manifest: manifest,
                 store: persistence,
                 device: device,
@@ -58,7 +67,15 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
             )
         )
         system.moveToBackground(onSignals: [SIGTERM, SIGINT])
-        try system.acceptDebugCommands(in: controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        do {
+            try system.acceptDebugCommands(in: controlURL)
+        } catch {
+            throw CommandFailure(
+                error,
+                subject: controlDirectory ?? "the control directory",
+                defaultStatus: .cannotCreateOutput
+            )
+        }
         UIApplication.bootstrap(system)
         let scheduler = BGTaskScheduler.shared
         for identifier in ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"] {

@@ -29,13 +29,23 @@ struct ShutdownExampleCommand: AsyncParsableCommand {
     @Option(help: "Where termination reports are written.")
     var reportsDirectory: String?
 
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        // A day at most: a grace the size of a day is already a mistake worth a question.
+        guard grace > 0 else { throw ValidationError("--grace must be more than 0 seconds, not \(grace)") }
+        try validateSeconds(grace, "--grace", 0...86_400)
+        try validateSeconds(work, "--work", 0...86_400)
+    }
+
     func run() async throws {
         let system = EmbeddedSystem(
             configuration: .init(
                 app: "com.example.shutdown-example",
                 policy: .server(grace: .seconds(fromInterval: grace)),
                 reportsDirectory: reportsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-                    ?? EmbeddedSystem.defaultReportsDirectory
+                    ?? EmbeddedSystem.defaultReportsDirectory,
+                logger: logging.logger(label: "shutdown-example")
             )
         )
         system.moveToBackground(onSignals: [SIGTERM, SIGINT])
