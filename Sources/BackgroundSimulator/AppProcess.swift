@@ -28,9 +28,10 @@ public final class AppProcess {
     var isFrozen = false
     var deferred: [@MainActor () -> Void] = []
     var mainThreadFreeAt: Instant = .zero
-    var expirationHandlers: [AssertionID: @MainActor @Sendable () -> Void] = [:]
-    var taskHandlers: [String: RegisteredTaskHandler] = [:]
-    var liveTasks: [TaskRunID: BGTask] = [:]
+    /// The app runtime's tables of this process (the same runtime users run).
+    var tables = RuntimeTables()
+    /// The transport under the process's runtime.
+    let connection: SimulatedConnection
     var hasFinishedLaunching = false
     private var kept: [AnyObject] = []
 
@@ -39,9 +40,9 @@ public final class AppProcess {
         self.launchKind = launchKind
         self.serial = serial
         self.simulator = simulator
-        self.application = UIApplication(
-            connection: SimulatedConnection(app: app, serial: serial, simulator: simulator)
-        )
+        let connection = SimulatedConnection(app: app, serial: serial, simulator: simulator)
+        self.connection = connection
+        self.application = UIApplication(connection: connection)
     }
 
     /// The app's delegate, kept alive for the life of the process (`UIApplication` holds its
@@ -74,12 +75,16 @@ public final class AppProcess {
     /// process has not ended.
     public var hasEnded: Bool { !isAlive }
 
+    /// Moves the runtime's tables out (the caller puts them back), without copying them.
+    func takeTables() -> RuntimeTables {
+        defer { tables = RuntimeTables() }
+        return tables
+    }
+
     func end() {
         isAlive = false
         deferred = []
-        expirationHandlers = [:]
-        taskHandlers = [:]
-        liveTasks = [:]
+        tables.removeAll()
         kept = []
     }
 }

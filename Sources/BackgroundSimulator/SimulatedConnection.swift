@@ -8,7 +8,7 @@ import Foundation
 /// Every call lands on the simulator, on the main actor, tagged with this process: an app
 /// only ever reaches its own assertions, requests and tasks, and calls from a process that
 /// has ended are ignored (as they could not happen on a device).
-final class SimulatedConnection: SystemConnection {
+final class SimulatedConnection: SystemConnection, RuntimeHost {
     let app: AppID
     private unowned let simulator: Simulator
     /// Which of the app's processes this is: calls from an earlier one find it ended.
@@ -108,7 +108,7 @@ final class SimulatedConnection: SystemConnection {
 
     func completeTask(_ run: TaskRunID, success: Bool) {
         onSimulator { simulator, process in
-            process.liveTasks[run] = nil
+            process.tables.liveTasks[run] = nil
             simulator.fromApp(process) { .completeTask(process.app, run, success: success) }
         }
     }
@@ -145,6 +145,52 @@ final class SimulatedConnection: SystemConnection {
     }
 }
 
+// MARK: The app runtime's transport
+
+extension SimulatedConnection {
+    /// The live process this connection belongs to, if it has not ended.
+    @MainActor private var liveProcess: AppProcess? {
+        simulator.processes[app].flatMap { $0.serial == serial && $0.isAlive ? $0 : nil }
+    }
+
+    func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result {
+        guard let process = MainActor.assumeIsolated({ liveProcess }) else {
+            var ended = RuntimeTables()  // an ended process keeps nothing
+            return body(&ended)
+        }
+        var tables = MainActor.assumeIsolated { process.takeTables() }
+        defer { MainActor.assumeIsolated { [tables] in process.tables = tables } }
+        return body(&tables)
+    }
+
+    var runtimeApplication: UIApplication? {
+        MainActor.assumeIsolated { liveProcess?.application }
+    }
+
+    func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {
+        MainActor.assumeIsolated {
+            guard let process = liveProcess else { return }
+            simulator.runOnMainActor(of: process, returning: report, job)
+        }
+    }
+
+    func runTaskCode(on queue: DispatchQueue?, _ job: @escaping @Sendable () -> Void) {
+        // Launch handlers run on the main actor whatever queue they named: one thread keeps
+        // the run deterministic.
+        MainActor.assumeIsolated {
+            guard let process = liveProcess else { return }
+            simulator.schedule(at: simulator.now, .app(process, job))
+        }
+    }
+
+    func launchCallbacksDelivered() {
+        MainActor.assumeIsolated {
+            guard let process = liveProcess else { return }
+            simulator.finishLaunching(process)
+        }
+    }
+}
+
 extension Simulator {
     /// Sends an event on behalf of a process, unless the process has ended.
     func fromApp(_ process: AppProcess, _ event: () -> Event) {
@@ -162,11 +208,11 @@ extension Simulator {
         handler: (@MainActor @Sendable () -> Void)?
     ) -> AssertionID? {
         guard process.isAlive else { return nil }
-        if let handler { deniedHandler = { handler() } }
+        deniedHandler = handler
         let reply = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
         deniedHandler = nil
         if case .granted(let id) = reply {
-            if let handler { process.expirationHandlers[id] = handler }
+            if let handler { process.tables.handlers.insert(handler, for: id) }
             record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
             return id
         }
@@ -177,7 +223,7 @@ extension Simulator {
     func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {
         guard process.isAlive else { return false }
         guard case .registered = send(.registerTaskHandler(process.app, identifier: identifier)) else { return false }
-        process.taskHandlers[identifier] = registration
+        process.tables.taskHandlers[identifier] = registration
         return true
     }
 

@@ -27,25 +27,11 @@ extension Simulator {
             changeState(app, from: from, to: to)
         case .suspend(let app):
             processes[app]?.isFrozen = true
-        case .deliverDidEnterBackground(let app):
-            onMainActor(of: app, returning: .didEnterBackgroundReturned(app)) {
-                $0.application.deliverDidEnterBackground()
-            }
-        case .deliverBackgroundWake(let app):
-            onMainActor(of: app, returning: .backgroundWakeReturned(app)) { process in
-                process.application.deliverBackgroundWake()
-                self.finishLaunching(process)
-            }
-        case .runExpirationHandler(let app, let id):
-            onMainActor(of: app, returning: .expirationHandlerReturned(app, id)) { process in
-                process.expirationHandlers.removeValue(forKey: id)?()
-            }
-        case .backgroundRefreshStatusChanged(let app, _):
-            onMainActor(of: app) { $0.application.deliverBackgroundRefreshStatusChange() }
         case .runTasks(let app, let runs):
-            startRuns(app, runs)
-        case .expireTask(let app, let id):
-            onMainActor(of: app) { process in Self.expire(id, in: process) }
+            for run in runs where processes[app] != nil {
+                runIndex[run.id] = runRecords.count
+                runRecords.append(TaskRunRecord(app: app, run: run))
+            }
         case .taskFinished(_, let id, let outcome):
             if let index = runIndex.removeValue(forKey: id) { runRecords[index].finish(outcome, at: now) }
         case .exit(let app, _, let report), .terminate(let app, let report):
@@ -57,13 +43,17 @@ extension Simulator {
             startProcess(app, kind: reason == .user ? .foreground : .background)
         case .resume(let app, _):
             if let process = processes[app] { thaw(process) }
-        case .assertionDenied(let app, _, _):
-            // S2: "If the system is unable to grant the task assertion, it calls your expiration
-            // handler": the handler of the begin this answers, queued as app code.
-            if let handler = deniedHandler, let process = processes[app] { schedule(at: now, .app(process, handler)) }
-            deniedHandler = nil
+        case .assertionDenied, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+            .backgroundRefreshStatusChanged, .expireTask:
+            break  // the app runtime's
         case .log, .scheduleWakeup, .cancelWakeup, .persist:
             break  // bookkeeping
+        }
+        // The app's own part, by the runtime users run (the process may have just ended).
+        if let app = effect.app, let process = processes[app] {
+            let denied = deniedHandler
+            if case .assertionDenied = effect { deniedHandler = nil }
+            process.connection.carryOut(effect, deniedHandler: denied)
         }
     }
 
@@ -77,24 +67,9 @@ extension Simulator {
         }
         if !to.hasProcess {
             endProcess(app)
-            return
+        } else if to == .suspended {
+            processes[app]?.isFrozen = true
         }
-        if !from.hasProcess {
-            // The process was started by the `.launch` effect before this one.
-            if to.isForeground {
-                onMainActor(of: app) { process in
-                    process.application.deliverTransition(from: from, to: to)
-                    self.finishLaunching(process)
-                }
-            }
-            return
-        }
-        guard let process = processes[app] else { return }
-        if to == .suspended {
-            process.isFrozen = true
-            return
-        }
-        onMainActor(of: app) { $0.application.deliverTransition(from: from, to: to) }
     }
 
     /// Resumes a frozen process: the work that waited runs now, in its order.
@@ -112,20 +87,15 @@ extension Simulator {
         send(.finishLaunching(process.app))
     }
 
-    /// Queues app code on the app's main actor, then tells the system the callback returned
+    /// Queues app code on the process's main actor, then tells the system the callback returned
     /// (when the main thread is free again, if the code blocked it).
-    private func onMainActor(
-        of app: AppID,
-        returning event: Event? = nil,
-        _ work: @escaping @MainActor (AppProcess) -> Void
-    ) {
-        guard let process = processes[app] else { return }
+    func runOnMainActor(of process: AppProcess, returning event: Event?, _ work: @escaping @MainActor () -> Void) {
         schedule(
             at: now,
             .app(
                 process,
                 {
-                    work(process)
+                    work()
                     guard let event else { return }
                     if process.mainThreadFreeAt > self.now {
                         self.schedule(at: process.mainThreadFreeAt, .app(process, { self.fromApp(process) { event } }))
@@ -135,42 +105,5 @@ extension Simulator {
                 }
             )
         )
-    }
-
-    private func startRuns(_ app: AppID, _ started: [TaskRun]) {
-        guard let process = processes[app] else { return }
-        for run in started {
-            runIndex[run.id] = runRecords.count
-            runRecords.append(TaskRunRecord(app: app, run: run))
-            if run.request.kind == .fetch {
-                onMainActor(of: app) { process in
-                    let completion = FetchCompletion(connection: process.application.connection, run: run.id)
-                    if let delegate = process.application.delegate {
-                        delegate.application(process.application, performFetchWithCompletionHandler: completion.call)
-                    } else {
-                        completion.call(.noData)
-                    }
-                }
-                continue
-            }
-            let task = BGTask.make(for: run, connection: process.application.connection)
-            process.liveTasks[run.id] = task
-            onMainActor(of: app) { process in
-                // Launch handlers run on the main actor whatever queue they named: one thread
-                // keeps the run deterministic.
-                process.taskHandlers[run.request.identifier]?.handler(task)
-            }
-        }
-    }
-
-    /// Calls the task's expiration handler, or, without one, completes it unsuccessfully (R2.14).
-    private static func expire(_ id: TaskRunID, in process: AppProcess) {
-        guard let task = process.liveTasks[id] else { return }
-        let handler = task.takeExpirationHandler()
-        if let handler = handler.value {
-            handler()
-        } else {
-            task.setTaskCompleted(success: false)
-        }
     }
 }

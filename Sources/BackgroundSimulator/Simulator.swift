@@ -122,7 +122,7 @@ public final class Simulator {
     var processes: [AppID: AppProcess] = [:]
     var nextProcessSerial = 0
     /// The expiration handler of the begin being answered, for its `.assertionDenied`.
-    var deniedHandler: (@MainActor () -> Void)?
+    var deniedHandler: (@MainActor @Sendable () -> Void)?
     /// The process whose code is running now, if any.
     var currentProcess: AppProcess?
     var foregroundApp: AppID?

@@ -1,4 +1,5 @@
 import BackgroundCore
+import Dispatch
 import Foundation
 import Logging
 
@@ -16,81 +17,36 @@ extension EmbeddedSystem {
         // Durable changes were written before the state was unlocked (persistBuffered).
         for effect in effects {
             effectObserver?(now, effect)
-            if case .assertionDenied = effect {
-                // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
-                if let deniedHandler { onMainActor(deniedHandler) }
-                continue
-            }
             perform(effect)
+            carryOut(effect, deniedHandler: deniedHandler)  // the app runtime's part
         }
     }
 
     private func perform(_ effect: Effect) {
         switch effect {
-        case .assertionDenied:
-            break  // carried out by perform(_:at:deniedHandler:)
         case .launch(_, let reason, let incarnation):
-            // This process is the app: a new incarnation starts here, and nothing the last one
-            // left (expiration handlers, live tasks) may run for it.
-            state.withLock { state in
-                state.handlers.removeAll()
-                state.liveTasks.removeAll()
-            }
             configuration.logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
-        case .resume:
-            break  // the process was never frozen (a process cannot freeze itself)
-        case .runExpirationHandler(_, let id):
-            runExpirationHandler(id)
-        case .deliverDidEnterBackground:
-            let application = state.withLock { $0.application }
-            onMainActor { [weak self] in
-                application?.deliverDidEnterBackground()
-                guard let self else { return }
-                self.deliver(.didEnterBackgroundReturned(self.app))
-            }
-        case .deliverBackgroundWake:
-            let application = state.withLock { $0.application }
-            onMainActor { [weak self] in
-                application?.deliverBackgroundWake()
-                guard let self else { return }
-                self.deliver(.backgroundWakeReturned(self.app))
-            }
         case .stateChanged(_, let from, let to):
             configuration.logger.info("\(app): \(from) → \(to)")
-            let application = state.withLock { $0.application }
-            onMainActor { application?.deliverTransition(from: from, to: to) }
+        case .assertionDenied, .resume, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+            .backgroundRefreshStatusChanged, .runTasks, .expireTask:
+            break  // the app runtime's (carryOut); a process cannot freeze itself, so there is nothing to resume
         case .suspend:
             configuration.logger.notice("\(app) suspended: no background task is running")
         case .exit(_, let status, let report):
             finish(status: status, report: report)
         case .terminate(_, let report):
             finish(status: Self.exitStatus(for: report.reason), report: report)
-        case .backgroundRefreshStatusChanged:
-            let application = state.withLock { $0.application }
-            onMainActor { application?.deliverBackgroundRefreshStatusChange() }
         case .scheduleWakeup, .cancelWakeup:
             syncWakeup()  // from the core's current deadline, not this effect's: effects can arrive out of order
         case .log(let record):
             configuration.logger.log(level: record.level.swiftLogLevel, "\(record.message)")
         case .fault(_, let message):
             BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
-        case .runTasks(_, let runs):
-            deliverTaskRuns(runs)
-        case .expireTask(_, let id):
-            expireTaskRun(id)
         case .taskFinished(_, let id, let outcome):
             configuration.logger.info("\(app): \(id) finished: \(outcome.rawValue)")
         case .persist:
             break  // written before the state was unlocked, by persistBuffered
-        }
-    }
-
-    private func runExpirationHandler(_ id: AssertionID) {
-        let handler = state.withLock { $0.handlers.remove(id) }
-        onMainActor { [weak self] in
-            handler?()
-            guard let self else { return }
-            self.deliver(.expirationHandlerReturned(self.app, id))
         }
     }
 
@@ -183,5 +139,30 @@ extension LogRecord.Level {
         case .warning: return .warning
         case .error: return .error
         }
+    }
+}
+
+// MARK: The app runtime's transport
+
+extension EmbeddedSystem {
+    package func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result {
+        state.withLock { body(&$0.tables) }
+    }
+
+    package var runtimeApplication: UIApplication? { state.withLock { $0.application } }
+
+    package func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {
+        onMainActor { [weak self] in
+            job()
+            if let report { self?.deliver(report) }
+        }
+    }
+
+    package func runTaskCode(on queue: DispatchQueue?, _ job: @escaping @Sendable () -> Void) {
+        (queue ?? .global()).async(execute: job)
+    }
+
+    package func launchCallbacksDelivered() {
+        // The launch ends as ``Configuration/launchCompletion`` says, not with the callbacks.
     }
 }

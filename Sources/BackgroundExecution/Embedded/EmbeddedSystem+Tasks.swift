@@ -2,19 +2,6 @@ import BackgroundCore
 import Dispatch
 import Foundation
 
-/// A launch handler and the queue it runs on.
-package struct RegisteredTaskHandler: @unchecked Sendable {
-    // Apple's API calls the handler on the app's queue without Sendable; its thread-safety is
-    // the app's, as on iOS.
-    package let queue: DispatchQueue?
-    package let handler: (BGTask) -> Void
-
-    package init(queue: DispatchQueue?, handler: @escaping (BGTask) -> Void) {
-        self.queue = queue
-        self.handler = handler
-    }
-}
-
 extension EmbeddedSystem {
     public func registerTaskHandler(
         identifier: String,
@@ -23,7 +10,7 @@ extension EmbeddedSystem {
     ) -> Bool {
         let registration = RegisteredTaskHandler(queue: queue, handler: launchHandler)
         let answer = handle(.registerTaskHandler(app, identifier: identifier)) { state, reply in
-            if case .registered = reply { state.taskHandlers[identifier] = registration }
+            if case .registered = reply { state.tables.taskHandlers[identifier] = registration }
         }
         perform(answer.list, at: answer.at)
         if case .registered = answer.reply { return true }
@@ -84,7 +71,7 @@ extension EmbeddedSystem {
     }
 
     public func completeTask(_ run: TaskRunID, success: Bool) {
-        state.withLock { _ = $0.liveTasks.removeValue(forKey: run) }
+        forgetTask(run)
         deliver(.completeTask(app, run, success: success))
     }
 
@@ -115,54 +102,6 @@ extension EmbeddedSystem {
     /// The mapping from this system's timeline to wall-clock time, for the store.
     var wallClock: WallClock {
         WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970 - now.seconds)
-    }
-
-    // MARK: Effects
-
-    /// Hands runs to their launch handlers: each on its handler's queue, or a background queue.
-    func deliverTaskRuns(_ runs: [TaskRun]) {
-        for run in runs {
-            if run.request.kind == .fetch {
-                deliverFetch(run)
-                continue
-            }
-            let task = UncheckedSendable(BGTask.make(for: run, connection: self))
-            let registration = state.withLock { state -> RegisteredTaskHandler? in
-                state.liveTasks[run.id] = task
-                return state.taskHandlers[run.request.identifier]
-            }
-            guard let registration else { continue }  // the core faulted already: no handler
-            (registration.queue ?? .global()).async { registration.handler(task.value) }
-        }
-    }
-
-    /// Calls the task's expiration handler on its queue, or, without one, completes it
-    /// unsuccessfully (R2.14). Fetch has no expiration handler: its completion handler is due.
-    func expireTaskRun(_ id: TaskRunID) {
-        let found = state.withLock { state -> (UncheckedSendable<BGTask>, DispatchQueue?)? in
-            guard let task = state.liveTasks[id] else { return nil }
-            return (task, state.taskHandlers[task.value.identifier]?.queue)
-        }
-        guard let (task, queue) = found else { return }
-        let handler = task.value.takeExpirationHandler()
-        guard handler.value != nil else {
-            task.value.setTaskCompleted(success: false)
-            return
-        }
-        (queue ?? .global()).async { handler.value?() }
-    }
-
-    private func deliverFetch(_ run: TaskRun) {
-        let application = state.withLock { $0.application }
-        onMainActor { [weak self] in
-            guard let self else { return }
-            let completion = FetchCompletion(connection: self, run: run.id)
-            if let application, let delegate = application.delegate {
-                delegate.application(application, performFetchWithCompletionHandler: completion.call)
-            } else {
-                completion.call(.noData)
-            }
-        }
     }
 
     /// Writes the store changes among the buffered effects, in one transaction, while the

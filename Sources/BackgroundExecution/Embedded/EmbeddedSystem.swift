@@ -27,7 +27,7 @@ import Synchronization
 /// is a state the system tracks, not a frozen process: assertions requested while suspended are
 /// denied (`.invalid`, and the handler is called). Services use ``SystemPolicy/server(grace:)``,
 /// which exits instead; really freezing apps is the daemon's job.
-public final class EmbeddedSystem: SystemConnection {
+public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     /// Where the system's time comes from.
     public enum Clock: Sendable {
         /// The real, monotonic clock: the boot clock, whose origin (the machine's boot) every
@@ -163,7 +163,9 @@ public final class EmbeddedSystem: SystemConnection {
 
     struct State {
         var core: BackgroundSystem
-        var handlers = ExpirationHandlerTable()
+        /// The app runtime's tables, under the same lock as the core: the fast path records a
+        /// handler without a second lock.
+        var tables = RuntimeTables()
         var buffer: [Effect] = []
         var reports: [TerminationReport] = []
         var timerTask: Task<Void, Never>?
@@ -171,8 +173,6 @@ public final class EmbeddedSystem: SystemConnection {
         /// The deadline the timer is armed for.
         var timerDeadline: Instant?
         weak var application: UIApplication?
-        var taskHandlers: [String: RegisteredTaskHandler] = [:]
-        var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
         /// Changes the store could not take yet, written first with the next write.
         var unsavedChanges: [StoreChange] = []
     }
@@ -257,7 +257,7 @@ public final class EmbeddedSystem: SystemConnection {
                 hasExpirationHandler: expirationHandler != nil,
                 at: now
             )
-            if let id, let expirationHandler { state.handlers.insert(expirationHandler, for: id) }
+            if let id, let expirationHandler { state.tables.handlers.insert(expirationHandler, for: id) }
             return id
         }
         if let fast { return fast }
@@ -265,7 +265,7 @@ public final class EmbeddedSystem: SystemConnection {
         let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
             let reply = state.handleInfallible(event, at: now)
             if case .granted(let id) = reply, let expirationHandler {
-                state.handlers.insert(expirationHandler, for: id)
+                state.tables.handlers.insert(expirationHandler, for: id)
             }
             _ = persistBuffered(&state, keepingFailedChanges: true)
             return (reply, state.takeEffects())
@@ -281,7 +281,7 @@ public final class EmbeddedSystem: SystemConnection {
             // With no deadline pending, the time of an end changes nothing: skip reading the clock.
             let now = state.core.nextDeadline == nil ? state.core.now : self.now
             let ended = state.core.endAssertionInForeground(app, id, at: now)
-            if ended != nil { _ = state.handlers.remove(id) }
+            if ended != nil { _ = state.tables.handlers.remove(id) }
             return ended
         }
         if let ended = fast {
@@ -292,7 +292,7 @@ public final class EmbeddedSystem: SystemConnection {
         }
         let now = self.now
         let effects = state.withLock { state -> [Effect] in
-            _ = state.handlers.remove(id)
+            _ = state.tables.handlers.remove(id)
             state.handleInfallible(.endAssertion(app, id), at: now)
             _ = persistBuffered(&state, keepingFailedChanges: true)
             return state.takeEffects()

@@ -5,8 +5,8 @@ import BackgroundCore
 /// Identifiers increase, so the table is an array sorted by identifier: beginning appends, and
 /// ending the newest assertion (the common case) removes the last entry. No hashing, and no
 /// allocation once the array has grown.
-struct ExpirationHandlerTable {
-    typealias Handler = @MainActor @Sendable () -> Void
+package struct ExpirationHandlerTable: Sendable {
+    package typealias Handler = @MainActor @Sendable () -> Void
 
     /// A concrete struct, not a tuple: a closure stored in a generic array's tuple would be
     /// reabstracted through an allocated thunk on every insert.
@@ -17,8 +17,10 @@ struct ExpirationHandlerTable {
 
     private var entries: [Entry] = []
 
+    package init() {}
+
     /// Records the handler of a newly granted assertion.
-    mutating func insert(_ handler: @escaping Handler, for id: AssertionID) {
+    package mutating func insert(_ handler: @escaping Handler, for id: AssertionID) {
         if !entries.isEmpty, entries[entries.count - 1].id > id {
             let index = entries.firstIndex { $0.id > id } ?? entries.endIndex
             entries.insert(Entry(id: id, handler: handler), at: index)
@@ -28,14 +30,14 @@ struct ExpirationHandlerTable {
     }
 
     /// Removes and returns the handler of an assertion, if it has one.
-    mutating func remove(_ id: AssertionID) -> Handler? {
+    package mutating func remove(_ id: AssertionID) -> Handler? {
         if !entries.isEmpty, entries[entries.count - 1].id == id { return entries.removeLast().handler }
         guard let index = entries.firstIndex(where: { $0.id == id }) else { return nil }
         return entries.remove(at: index).handler
     }
 
     /// Forgets every handler (the process ended).
-    mutating func removeAll() {
+    package mutating func removeAll() {
         entries.removeAll()
     }
 }

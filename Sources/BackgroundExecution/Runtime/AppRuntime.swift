@@ -1,0 +1,186 @@
+import BackgroundCore
+import Dispatch
+
+/// A launch handler and the queue it runs on.
+package struct RegisteredTaskHandler: @unchecked Sendable {
+    // Apple's API calls the handler on the app's queue without Sendable; its thread-safety is
+    // the app's, as on iOS.
+    package let queue: DispatchQueue?
+    package let handler: (BGTask) -> Void
+
+    package init(queue: DispatchQueue?, handler: @escaping (BGTask) -> Void) {
+        self.queue = queue
+        self.handler = handler
+    }
+}
+
+/// What the app's side of the system keeps in the app's process: the expiration handlers of its
+/// assertions, its launch handlers and its live tasks. One per process incarnation: a `.launch`
+/// empties it, so nothing of an ended process runs for the next.
+package struct RuntimeTables: Sendable {
+    /// The expiration handlers of granted assertions, by identifier.
+    package var handlers = ExpirationHandlerTable()
+    /// The launch handlers registered in this process, by task identifier.
+    package var taskHandlers: [String: RegisteredTaskHandler] = [:]
+    /// The tasks handed to the app and not completed yet.
+    package var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
+
+    package init() {}
+
+    /// Forgets everything (a new incarnation starts, or the process ended).
+    package mutating func removeAll() {
+        handlers.removeAll()
+        taskHandlers.removeAll()
+        liveTasks.removeAll()
+    }
+}
+
+/// A transport under the app runtime: how the runtime reaches the system and the app's threads.
+///
+/// The embedded system (the core in this process), the simulator (the core on a virtual phone)
+/// and, later, the daemon's client each implement it; the rules of the app's side are written
+/// once, in ``RuntimeHost/carryOut(_:deniedHandler:)``.
+package protocol RuntimeHost: SystemConnection {
+    /// Runs `body` on the tables of the app's current process, under whatever protects them.
+    func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result
+
+    /// The process's application object, if it has one.
+    var runtimeApplication: UIApplication? { get }
+
+    /// Runs app code on the app's main actor, after what is queued there; then, when `report`
+    /// is given, tells the system the callback returned (once the app's main thread is free).
+    func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?)
+
+    /// Runs a launch handler or a task's expiration handler: on `queue` where the transport
+    /// honours queues, else where it runs app code.
+    func runTaskCode(on queue: DispatchQueue?, _ job: @escaping @Sendable () -> Void)
+
+    /// The app's launch callbacks (`didFinishLaunching`) were delivered.
+    func launchCallbacksDelivered()
+}
+
+extension RuntimeHost {
+    /// The one interpreter of effects addressed to the app's process. Returns `false` for an
+    /// effect that is the transport's own business (suspension, termination, timers, the store).
+    ///
+    /// - Parameter deniedHandler: The expiration handler of the begin this effect answers, which
+    ///   `.assertionDenied` calls (S2).
+    @discardableResult
+    package func carryOut(_ effect: Effect, deniedHandler: (@MainActor @Sendable () -> Void)? = nil) -> Bool {
+        switch effect {
+        case .assertionDenied:
+            // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
+            if let deniedHandler { runOnMainActor(deniedHandler, report: nil) }
+        case .runExpirationHandler(let app, let id):
+            let handler = withTables { $0.handlers.remove(id) }
+            runOnMainActor({ handler?() }, report: .expirationHandlerReturned(app, id))
+        case .deliverDidEnterBackground(let app):
+            let application = runtimeApplication
+            runOnMainActor({ application?.deliverDidEnterBackground() }, report: .didEnterBackgroundReturned(app))
+        case .deliverBackgroundWake(let app):
+            let application = runtimeApplication
+            runOnMainActor(
+                { [self] in
+                    application?.deliverBackgroundWake()
+                    launchCallbacksDelivered()
+                },
+                report: .backgroundWakeReturned(app)
+            )
+        case .stateChanged(_, let from, let to):
+            deliverTransition(from: from, to: to)
+        case .backgroundRefreshStatusChanged:
+            let application = runtimeApplication
+            runOnMainActor({ application?.deliverBackgroundRefreshStatusChange() }, report: nil)
+        case .runTasks(_, let runs):
+            for run in runs { start(run) }
+        case .expireTask(_, let id):
+            expire(id)
+        case .launch:
+            withTables { $0.removeAll() }  // a new incarnation: nothing of the last one runs
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Posts the notifications (and calls the delegate) of a lifecycle change. A suspended
+    /// process runs nothing; a launch into the foreground ends with the launch callbacks.
+    private func deliverTransition(from: AppLifecycleState, to: AppLifecycleState) {
+        guard to != .suspended else { return }
+        let application = runtimeApplication
+        if !from.hasProcess {
+            guard to.isForeground else { return }  // a background launch: deliverBackgroundWake
+            runOnMainActor(
+                { [self] in
+                    application?.deliverTransition(from: from, to: to)
+                    launchCallbacksDelivered()
+                },
+                report: nil
+            )
+            return
+        }
+        runOnMainActor({ application?.deliverTransition(from: from, to: to) }, report: nil)
+    }
+
+    /// Hands a run to its launch handler (or, for a fetch, the delegate).
+    private func start(_ run: TaskRun) {
+        if run.request.kind == .fetch {
+            let application = runtimeApplication
+            let completion = FetchCompletion(connection: self, run: run.id)
+            runOnMainActor(
+                {
+                    if let application, let delegate = application.delegate {
+                        delegate.application(application, performFetchWithCompletionHandler: completion.call)
+                    } else {
+                        completion.call(.noData)
+                    }
+                },
+                report: nil
+            )
+            return
+        }
+        let task = UncheckedSendable(BGTask.make(for: run, connection: self))
+        let registration = withTables { tables -> RegisteredTaskHandler? in
+            tables.liveTasks[run.id] = task
+            return tables.taskHandlers[run.request.identifier]
+        }
+        guard let registration else { return }  // the core faulted already: no handler
+        runTaskCode(on: registration.queue) { registration.handler(task.value) }
+    }
+
+    /// Calls the task's expiration handler on its queue, or, without one, completes it
+    /// unsuccessfully (R2.14). Fetch has no expiration handler: its completion handler is due.
+    private func expire(_ id: TaskRunID) {
+        let found = withTables { tables -> (UncheckedSendable<BGTask>, DispatchQueue?)? in
+            guard let task = tables.liveTasks[id] else { return nil }
+            return (task, tables.taskHandlers[task.value.identifier]?.queue)
+        }
+        guard let (task, queue) = found else { return }
+        let handler = task.value.takeExpirationHandler()
+        runTaskCode(on: queue) {
+            if let run = handler.value {
+                run()
+            } else {
+                task.value.setTaskCompleted(success: false)
+            }
+        }
+    }
+
+    /// Records a registered launch handler, if the system registered it.
+    package func recordRegistration(
+        _ reply: Reply?,
+        identifier: String,
+        _ registration: RegisteredTaskHandler
+    )
+        -> Bool
+    {
+        guard case .registered = reply else { return false }
+        withTables { $0.taskHandlers[identifier] = registration }
+        return true
+    }
+
+    /// Forgets a completed task.
+    package func forgetTask(_ run: TaskRunID) {
+        withTables { _ = $0.liveTasks.removeValue(forKey: run) }
+    }
+}
