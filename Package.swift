@@ -25,6 +25,8 @@ let package = Package(
         // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
         .library(name: "BackgroundServiceLifecycle", targets: ["BackgroundServiceLifecycle"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
+        // `bgctl doctor` runs this sibling: swift-syntax stays out of what `bgctl` compiles.
+        .executable(name: "bgctl-doctor", targets: ["bgctl-doctor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -35,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation` builds the DocC catalog (CI does, so it cannot rot).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
     ],
     targets: [
         .target(
@@ -116,6 +119,26 @@ let package = Package(
             path: "examples/ExportServiceLifecycle",
             swiftSettings: strictSettings
         ),
+        // The setup doctor: an app's manifest and Swift sources (swift-syntax) against Apple's rules.
+        // Only `bgctl-doctor` links it, so `swift run bgctl demo` never compiles swift-syntax.
+        .target(
+            name: "BackgroundDoctor",
+            dependencies: [
+                "BackgroundCore",
+                "BackgroundExecution",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "bgctl-doctor",
+            dependencies: [
+                "BackgroundDoctor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",
@@ -165,6 +188,12 @@ let package = Package(
         .testTarget(
             name: "BackgroundSimulatorTests",
             dependencies: ["BackgroundSimulator", "BackgroundTestSupport", "bgctl"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundDoctorTests",
+            dependencies: ["BackgroundDoctor", "BackgroundTestSupport", "bgctl", "bgctl-doctor"],
+            exclude: ["Fixtures", "SARIF"],
             swiftSettings: strictSettings
         ),
         // Code copied from the seed documents with only its imports changed. It is app code, written

