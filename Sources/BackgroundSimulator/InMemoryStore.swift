@@ -8,6 +8,8 @@ import Synchronization
 /// `launchLimit`, as `BackgroundStore` does; apps come back sorted by identifier.
 public final class InMemoryStore: PersistentStore {
     private let state = Mutex<[AppID: PersistedApp]>([:])
+    /// The device's condition intervals, for every app (recorded once for the device).
+    private let deviceIntervals = Mutex<[DeviceConditionInterval]>([])
     private let launchLimit: Int
 
     /// Creates an empty store.
@@ -20,12 +22,34 @@ public final class InMemoryStore: PersistentStore {
 
     public func apply(_ changes: [StoreChange], clock: WallClock) {
         state.withLock { apps in
-            for change in changes { Self.apply(change, to: &apps, launchLimit: launchLimit) }
+            for change in changes {
+                if case .recordDeviceInterval(let interval) = change {
+                    deviceIntervals.withLock { Self.record(interval, in: &$0) }
+                } else {
+                    Self.apply(change, to: &apps, launchLimit: launchLimit)
+                }
+            }
         }
     }
 
     public func load(clock: WallClock) -> [PersistedApp] {
-        state.withLock { apps in apps.values.sorted { $0.app < $1.app } }
+        let intervals = deviceIntervals.withLock { $0 }
+        return state.withLock { apps in
+            apps.values.sorted { $0.app < $1.app }.map { app in
+                var app = app
+                app.deviceIntervals = intervals
+                return app
+            }
+        }
+    }
+
+    /// Inserts an interval (replacing one that begins at the same instant), keeping the newest 1000
+    /// as `BackgroundStore` does.
+    private static func record(_ interval: DeviceConditionInterval, in intervals: inout [DeviceConditionInterval]) {
+        intervals.removeAll { $0.from == interval.from }
+        intervals.append(interval)
+        intervals.sort { $0.from < $1.from }
+        if intervals.count > 1000 { intervals.removeFirst(intervals.count - 1000) }
     }
 
     /// The pending requests of every app, by app: what a reboot must bring back.
@@ -51,6 +75,15 @@ public final class InMemoryStore: PersistentStore {
             apps[app, default: PersistedApp(app: app)].state = saved
         case .saveManifest(let manifest):
             apps[manifest.bundleIdentifier, default: PersistedApp(app: manifest.bundleIdentifier)].manifest = manifest
+        case .recordRun(let app, let run):
+            // The newest 20 per identifier, as `BackgroundStore` keeps.
+            var runs = apps[app, default: PersistedApp(app: app)].runs
+            runs.append(run)
+            let same = runs.indices.filter { runs[$0].identifier == run.identifier }
+            if same.count > 20, let oldest = same.first { runs.remove(at: oldest) }
+            apps[app, default: PersistedApp(app: app)].runs = runs
+        case .recordDeviceInterval:
+            break  // kept for the whole device, in `deviceIntervals`
         }
     }
 }

@@ -40,3 +40,42 @@ extension Simulator {
         return state
     }
 }
+
+/// The explanations a test can assert on: history, what-ifs and the likely range.
+extension Simulator {
+    /// A request identifier's recent runs and the pending request's waits so far.
+    ///
+    /// ```swift
+    /// let history = simulator.history(of: "com.example.notes", identifier: "com.example.notes.db-cleanup")
+    /// #expect(history.runs.last?.waited(for: .externalPower) == .seconds(6 * 3600))
+    /// ```
+    public func history(of app: AppID, identifier: String) -> RequestHistory {
+        core.history(of: app, identifier: identifier, at: now)
+    }
+
+    /// The changes that would let a waiting request run, computed on copies of the system.
+    public func whatIfs(of app: AppID, identifier: String) -> [WhatIf] {
+        core.whatIfs(of: app, identifier: identifier, at: now)
+    }
+
+    /// The likely range of a pending request's run: the project's own estimate.
+    public func likelyRange(of app: AppID, identifier: String) -> LikelyRange? {
+        core.likelyRange(of: app, identifier: identifier, at: now)
+    }
+
+    /// Everything about a request identifier: eligibility, history, what-ifs, range.
+    public func explanation(of app: AppID, identifier: String) -> RequestExplanation? {
+        core.explanation(of: app, identifier: identifier, at: now)
+    }
+
+    /// The explanations of every identifier of the app that is pending or has run, by identifier.
+    public func explanations(of app: AppID) -> [RequestExplanation] {
+        core.explainedIdentifiers(of: app).compactMap { core.explanation(of: app, identifier: $0, at: now) }
+    }
+
+    /// A copy of the simulated system's core, to ask it anything else.
+    public var system: BackgroundSystem { core }
+
+    /// The device's recorded condition intervals, oldest first.
+    public var deviceConditionIntervals: [DeviceConditionInterval] { core.decisionHistory.device }
+}

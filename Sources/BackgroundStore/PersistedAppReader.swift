@@ -43,6 +43,20 @@ struct PersistedAppReader {
             guard let index = indexByApp[app] else { throw orphan(row, table: "launches") }
             apps[index].launches.append(try stored.instant("launched_unix_s"))
         }
+        let history = HistoryReader(db: db, clock: clock, path: path)
+        for (app, run) in try history.runs() {
+            guard let index = indexByApp[app] else {
+                throw StoreError(
+                    code: .invalidRow,
+                    path: path,
+                    message:
+                        "invalid row in \(path): table task_runs, bundle_id '\(app.bundleIdentifier)': its app has no row in apps"
+                )
+            }
+            apps[index].runs.append(run)
+        }
+        let intervals = try history.deviceIntervals()
+        for index in apps.indices { apps[index].deviceIntervals = intervals }
         return apps.sorted { $0.app < $1.app }
     }
 

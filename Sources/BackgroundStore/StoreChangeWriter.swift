@@ -37,6 +37,11 @@ struct StoreChangeWriter {
                 try saveState(state, of: app)
             case .saveManifest(let manifest):
                 try saveManifest(manifest)
+            case .recordRun(let app, let run):
+                try ensureApp(app)
+                try HistoryWriter(db: db, clock: clock).record(run, of: app)
+            case .recordDeviceInterval(let interval):
+                try HistoryWriter(db: db, clock: clock).record(interval)
             }
         }
         for app in launchedApps {

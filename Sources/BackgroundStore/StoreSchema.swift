@@ -24,6 +24,10 @@ enum StoreSchema {
         migrator.registerMigration("v1: apps, pending requests, launches") { db in
             try db.execute(sql: version1)
         }
+        // Shipped: do not change.
+        migrator.registerMigration("v2: task run history, device condition intervals") { db in
+            try db.execute(sql: version2)
+        }
         return migrator
     }
 
@@ -70,5 +74,28 @@ enum StoreSchema {
             launched_unix_s REAL NOT NULL
         );
         CREATE INDEX launches_by_app_and_time ON launches (bundle_id, launched_unix_s);
+        """
+
+    // Shipped in v2: do not change. `why --history`: each request identifier's recent runs (the
+    // waits it had before each, as JSON), and the device's condition intervals, recorded once for
+    // the device and not per request (`unmet` is a comma-separated list of WaitReason names).
+    private static let version2 = """
+        CREATE TABLE task_runs (
+            bundle_id TEXT NOT NULL REFERENCES apps (bundle_id) ON DELETE CASCADE,
+            identifier TEXT NOT NULL,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('appRefresh', 'processing', 'continuedProcessing', 'fetch')),
+            submitted_unix_s REAL NOT NULL,
+            started_unix_s REAL NOT NULL,
+            ended_unix_s REAL NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('succeeded', 'failed', 'killed')),
+            waits_json TEXT NOT NULL
+        );
+        CREATE INDEX task_runs_by_request ON task_runs (bundle_id, identifier, started_unix_s);
+
+        CREATE TABLE device_intervals (
+            from_unix_s REAL NOT NULL PRIMARY KEY,
+            unmet TEXT NOT NULL
+        );
         """
 }

@@ -7,6 +7,7 @@ import Testing
 @Suite("Schema and file lifecycle")
 struct MigrationTests {
     static let v1 = "v1: apps, pending requests, launches"
+    static let v2 = "v2: task run history, device condition intervals"
 
     @Test("Opening a file twice applies each migration once, and migration identifiers never change")
     func migrationsIdempotent() throws {
@@ -17,7 +18,7 @@ struct MigrationTests {
             let applied = try DatabaseQueue(path: path).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
             }
-            #expect(applied == [Self.v1])
+            #expect(applied == [Self.v1, Self.v2])
         }
     }
 

@@ -5,6 +5,7 @@ import BackgroundCore
 struct ReferenceStore {
     let launchLimit: Int
     private var apps: [AppID: PersistedApp] = [:]
+    private var deviceIntervals: [DeviceConditionInterval] = []
 
     init(launchLimit: Int = 500) {
         self.launchLimit = launchLimit
@@ -39,12 +40,30 @@ struct ReferenceStore {
                 var record = apps[manifest.bundleIdentifier] ?? PersistedApp(app: manifest.bundleIdentifier)
                 record.manifest = manifest
                 apps[manifest.bundleIdentifier] = record
+            case .recordRun(let app, let run):
+                var record = apps[app] ?? PersistedApp(app: app)
+                let same = record.runs.filter { $0.identifier == run.identifier } + [run]
+                record.runs = record.runs.filter { $0.identifier != run.identifier } + same.suffix(20)
+                apps[app] = record
+            case .recordDeviceInterval(let interval):
+                deviceIntervals.removeAll { $0.from == interval.from }
+                deviceIntervals = Array((deviceIntervals + [interval]).sorted { $0.from < $1.from }.suffix(1000))
             }
         }
     }
 
     /// Every app, sorted by bundle identifier.
     var restored: [PersistedApp] {
-        apps.values.sorted { $0.app < $1.app }
+        apps.values.sorted { $0.app < $1.app }.map { app in
+            var app = app
+            // As the store reads them back: by identifier, then start.
+            app.runs = app.runs.enumerated().sorted {
+                ($0.element.identifier, $0.element.startedAt, $0.offset) < (
+                    $1.element.identifier, $1.element.startedAt, $1.offset
+                )
+            }.map(\.element)
+            app.deviceIntervals = deviceIntervals
+            return app
+        }
     }
 }

@@ -201,6 +201,7 @@ extension BackgroundSystem {
             uncompletedTasks: uncompleted
         )
         let wasBusy = busyApps.contains(index)
+        recordKilledRuns(index, at: now, into: &effects)
         resetProcess(index)
         refreshBusy(index)
         setState(index, .terminated(reason))

@@ -3,6 +3,8 @@ extension BackgroundSystem {
     public var currentDevice: DeviceConditions { deviceConditions }
 
     mutating func setDevice(_ conditions: DeviceConditions, at now: Instant, into effects: inout [Effect]) {
+        let reasonsBefore = unmetDeviceReasons
+        defer { recordDeviceChange(from: reasonsBefore, at: now, into: &effects) }
         let wasIdle = deviceConditions.isIdle
         let lowPowerChanged = conditions.lowPowerMode != deviceConditions.lowPowerMode
         let refreshBefore = lowPowerChanged ? apps.map { backgroundRefreshStatus(of: $0.id) } : []

@@ -27,6 +27,8 @@ extension BackgroundSystem {
         into effects: inout [Effect]
     ) {
         let before = apps.map { backgroundRefreshStatus(of: $0.id) }
+        let reasonsBefore = unmetDeviceReasons
+        defer { recordDeviceChange(from: reasonsBefore, at: now, into: &effects) }
         switch setting {
         case .systemSwitch(let on): device.systemSwitch = on
         case .lowPowerMode(let on): device.lowPowerMode = on

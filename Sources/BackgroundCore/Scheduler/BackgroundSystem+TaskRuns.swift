@@ -56,6 +56,7 @@ extension BackgroundSystem {
         into effects: inout [Effect]
     ) {
         apps[index].running[run.id] = nil
+        recordRun(index, run, outcome, at: now, into: &effects)
         updateBudgetTicking(index, at: now)
         if run.request.kind == .continuedProcessing { continuedRunning -= 1 }
         apps[index].runtimeBudget.spend(now - run.startedAt, at: now, capacity: policy.scheduling.dailyBackgroundBudget)

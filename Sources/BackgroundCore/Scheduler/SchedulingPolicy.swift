@@ -48,6 +48,12 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
     /// Whether the device supports background GPU use (`BGTaskScheduler.supportedResources`).
     public var supportsBackgroundGPU = false
 
+    /// How many past runs the system keeps per request identifier for `why --history` (**ours**).
+    public var historyRunsPerIdentifier = 20
+    /// How many changes of the device's conditions the system keeps to explain waits (**ours**):
+    /// recorded once for the device, not per request, and the oldest dropped.
+    public var historyDeviceIntervals = 1000
+
     /// Creates the default scheduling policy.
     public init() {}
 

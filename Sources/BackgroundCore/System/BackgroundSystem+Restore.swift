@@ -24,6 +24,7 @@ extension BackgroundSystem {
             }
             enqueue(index, request, into: &effects)
         }
+        restoreHistory(saved)
         scheduleNextFetch(index, at: now, into: &effects)
         let message =
             "restored \(saved.pendingRequests.count) pending request(s) and \(saved.launches.count) launch(es)"

@@ -58,6 +58,8 @@ public struct BackgroundSystem: Sendable {
     /// The earliest instant at which something falls due, if anything will.
     public internal(set) var nextDeadline: Instant?
     var incidentCount = 0
+    /// Recent runs per request identifier and the device's condition intervals (``DecisionHistory``).
+    var history = DecisionHistory()
 
     /// Creates a system with no apps.
     public init(policy: SystemPolicy = .iOS) {

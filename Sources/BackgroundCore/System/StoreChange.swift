@@ -16,6 +16,12 @@ public enum StoreChange: Sendable, Hashable {
     /// Save the app's manifest (installed or updated), so a restart or `bgctl why --store`
     /// judges its requests by the same rules.
     case saveManifest(AppManifest)
+    /// Record a finished run of a request, for `why --history` (the store keeps the newest
+    /// ``SchedulingPolicy/historyRunsPerIdentifier`` per identifier).
+    case recordRun(AppID, RunRecord)
+    /// Record (insert, or replace the one beginning at the same instant) an interval of the
+    /// device's unmet conditions; recorded once for the device, not per app or request.
+    case recordDeviceInterval(DeviceConditionInterval)
 }
 
 /// An app's durable scheduling state.
@@ -63,6 +69,10 @@ public struct PersistedApp: Sendable, Hashable, Codable {
     public var launches: [Instant]
     /// Its scheduling state.
     public var state: PersistedAppState?
+    /// Its recent task runs, for `why --history`.
+    public var runs: [RunRecord]
+    /// The device's condition intervals, oldest first (the same for every app of a store).
+    public var deviceIntervals: [DeviceConditionInterval]
 
     /// Creates a restore record.
     public init(
@@ -70,12 +80,16 @@ public struct PersistedApp: Sendable, Hashable, Codable {
         manifest: AppManifest? = nil,
         pendingRequests: [TaskRequest] = [],
         launches: [Instant] = [],
-        state: PersistedAppState? = nil
+        state: PersistedAppState? = nil,
+        runs: [RunRecord] = [],
+        deviceIntervals: [DeviceConditionInterval] = []
     ) {
         self.app = app
         self.manifest = manifest
         self.pendingRequests = pendingRequests
         self.launches = launches
         self.state = state
+        self.runs = runs
+        self.deviceIntervals = deviceIntervals
     }
 }
