@@ -135,6 +135,7 @@ let package = Package(
             name: "bgctl-doctor",
             dependencies: [
                 "BackgroundDoctor",
+                "CommandOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

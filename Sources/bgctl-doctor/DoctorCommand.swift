@@ -1,10 +1,11 @@
 import ArgumentParser
 import BackgroundDoctor
+import CommandOutput
 import Foundation
 
 /// `bgctl doctor` (this executable; `bgctl doctor` runs it): checks an app's setup.
 @main
-struct DoctorCommand: ParsableCommand {
+struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgctl doctor",
         abstract: "Check an app's background-execution setup: Info.plist and Swift sources against Apple's rules.",
@@ -36,6 +37,10 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "List the rules and exit.")
     var listRules = false
 
+    static func main() async {
+        await CommandEntry.main(DoctorCommand.self)
+    }
+
     func validate() throws {
         if json && sarif { throw ValidationError("give --json or --sarif, not both") }
         if !listRules && manifest == nil && sources.isEmpty {
@@ -46,7 +51,7 @@ struct DoctorCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         if listRules {
             for rule in DoctorRule.all {
                 print("\(rule.id) \(rule.name) [\(rule.severity.rawValue)]: \(rule.summary)")
@@ -57,14 +62,12 @@ struct DoctorCommand: ParsableCommand {
         do {
             report = try Doctor.examine(manifest: manifest, sources: sources, ignoring: Set(ignore))
         } catch {
-            FileHandle.standardError.write(Data("bgctl doctor: \(error.description)\n".utf8))
-            throw ExitCode(error.exitCode)
+            throw CommandFailure(ExitStatus(rawValue: error.exitCode) ?? .internalError, "", error.description)
         }
         do {
             print(try json ? report.renderJSON() : sarif ? report.renderSARIF() : report.renderText(), terminator: "")
         } catch {
-            FileHandle.standardError.write(Data("bgctl doctor: cannot encode the report: \(error)\n".utf8))
-            throw ExitCode(70)
+            throw CommandFailure(.internalError, "", "cannot encode the report: \(error)")
         }
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }

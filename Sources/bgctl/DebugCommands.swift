@@ -1,9 +1,10 @@
 import ArgumentParser
 import BackgroundExecution
 import CommandOutput
+import Foundation
 
 /// `bgctl why`: why hasn't my task run, and when could it?
-struct WhyCommand: ParsableCommand {
+struct WhyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "why",
         abstract: "Explain why a pending task request has not run, and the earliest it could.",
@@ -13,17 +14,22 @@ struct WhyCommand: ParsableCommand {
             ones such as earliestBeginDate, rate limiting or the budget), the deciding factor, \
             and the earliest possible run. With --store instead, answers from the app's store \
             while it is not running, for the device described by --power, --network and --idle. \
-            Without an identifier, explains every pending request. Exit status 1 when an \
-            identifier has no pending request (docs/exit-codes.md). --json (with --store) prints \
-            the explanation as JSON.
+            With --scenario, runs a simulator scenario (to --at, or its end) and answers from it. \
+            Without an identifier, explains every pending request. --history adds each \
+            identifier's recent runs and what held them back, the changes that would let a \
+            waiting request run (computed on a copy of the system), and a likely time range \
+            (the project's own estimate). --json prints the same as JSON; --bundle FILE writes \
+            a report for a bug tracker. Exit codes: 0 answered, 1 unknown task identifier, \
+            64 usage error, 65 malformed store or scenario, 66 missing input, 69 app not \
+            reachable, 73 cannot create the bundle.
             """
     )
 
     @Argument(help: "The task identifier (default: every pending request).")
     var identifier: String?
 
-    @Option(help: "The app's bundle identifier.")
-    var app: String
+    @Option(help: "The app's bundle identifier (with --scenario: default its first app).")
+    var app: String?
 
     @Option(help: "The process identifier of the running app.")
     var pid: Int32?
@@ -34,34 +40,113 @@ struct WhyCommand: ParsableCommand {
     @Flag(help: "Open --store even if it is a symbolic link (refused by default).")
     var followStoreLink = false
 
+    @Option(help: "A simulator scenario (JSON) to run and explain, such as examples/overnight-db-cleanup.json.")
+    var scenario: String?
+
+    @Option(
+        help:
+            "With --scenario: stop then and explain: a time as scenarios write it (21:00, day 2 07:00) or a duration from the start (14h)."
+    )
+    var at: String?
+
+    @Flag(help: "Add the history, the what-ifs and the likely range.")
+    var history = false
+
+    @OptionGroup var format: OutputOptions
+
+    @Option(help: "Write a report for a bug tracker to this JSON file (with --store or --scenario).")
+    var bundle: String?
+
+    @Option(help: "With --bundle: the app's Info.plist for the doctor (default: the manifest the system holds).")
+    var manifest: String?
+
+    @Option(parsing: .upToNextOption, help: "With --bundle: the app's Swift sources for the doctor.")
+    var sources: [String] = []
+
+    @Option(help: "With --bundle: the directory of the app's termination reports (*.json).")
+    var reports: String?
+
     @OptionGroup var device: DeviceOptions
 
     @Option(help: "The app's control directory (default: the embedded system's default for --app).")
     var controlDirectory: String?
 
-    @OptionGroup var format: OutputOptions
-
-    func run() throws {
-        let command = DebugCommand(action: .why, identifier: identifier)
-        if let pid {
+    func validate() throws {
+        let sourcesGiven = [pid != nil, store != nil, scenario != nil].filter { $0 }.count
+        guard sourcesGiven == 1 else {
+            throw ValidationError("give one of --pid (a running app), --store (one that is not running) or --scenario")
+        }
+        if scenario == nil && app == nil { throw ValidationError("give --app") }
+        if pid != nil && (format.json || bundle != nil || history) {
             // Partial: a running app answers in text over today's control channel; --json needs
             // the structured answers of the redesigned channel (hardening issue).
-            if format.json { throw ValidationError("--json needs --store; a running app (--pid) answers in text") }
+            throw ValidationError(
+                "--history, --json and --bundle need --store or --scenario; a running app (--pid) answers in text"
+            )
+        }
+        if at != nil && scenario == nil { throw ValidationError("--at needs --scenario") }
+    }
+
+    @MainActor
+    func run() async throws {
+        if let pid, let app {
+            let command = DebugCommand(action: .why, identifier: identifier)
             let live = try LiveAppOptions.with(app: app, pid: pid, controlDirectory: controlDirectory)
             return try ControlClient.finish(ControlClient.send(command, to: live))
         }
-        guard let store else {
-            throw ValidationError("give --pid for a running app, or --store for one that is not running")
+        if let bundle { try PathCheck.creatableFile(bundle) }
+        if let scenario { try PathCheck.readableFile(scenario) }
+        if let store, scenario == nil, bundle == nil, !history {
+            let result = try OfflineExplainer.explain(
+                DebugCommand(action: .why, identifier: identifier),
+                app: AppID(app ?? ""),
+                store: store,
+                followsSymbolicLinks: followStoreLink,
+                device: device.conditions
+            )
+            try format.emit(result)
+            if result.hasUnknownIdentifier { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+            return
         }
-        let result = try OfflineExplainer.explain(
-            command,
-            app: AppID(app),
-            store: store,
-            followsSymbolicLinks: followStoreLink,
-            device: device.conditions
-        )
-        try format.emit(result)
-        if result.hasUnknownIdentifier { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+        let subject: ExplainedSystem
+        if let scenario {
+            subject = try ExplainedSystem.scenario(scenario, app: app, at: at)
+        } else {
+            subject = try ExplainedSystem.store(
+                store ?? "",
+                app: AppID(app ?? ""),
+                device: device.conditions,
+                followsSymbolicLinks: followStoreLink
+            )
+        }
+        try answer(subject)
+    }
+
+    /// Prints the answer from a restored or simulated system (or writes the bundle).
+    private func answer(_ subject: ExplainedSystem) throws {
+        if let bundle {
+            try WhyBundle(subject: subject, manifest: manifest, sources: sources, reports: reports).write(to: bundle)
+            print("bgctl why: wrote \(bundle)")
+            return
+        }
+        let identifiers = identifier.map { [$0] } ?? subject.identifiers(includingHistory: history)
+        if history {
+            if format.json {
+                print(try subject.json(identifiers: identifiers, history: true))
+            } else {
+                print(
+                    identifiers.isEmpty
+                        ? "nothing pending and no run recorded\n"
+                        : subject.text(identifiers: identifiers, history: true),
+                    terminator: ""
+                )
+            }
+        } else {
+            try format.emit(subject.whyResult(identifiers: identifiers))
+        }
+        if let identifier, subject.system.explanation(of: subject.app, identifier: identifier, at: subject.now) == nil {
+            throw ExitCode(ExitStatus.negativeAnswer.rawValue)
+        }
     }
 }
 

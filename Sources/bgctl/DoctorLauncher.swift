@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandOutput
 import Foundation
 
 /// `bgctl doctor`: runs the `bgctl-doctor` executable built next to `bgctl`.
@@ -31,11 +32,12 @@ struct DoctorLauncher: ParsableCommand {
     func run() throws {
         let doctor = Self.siblingExecutable()
         guard FileManager.default.isExecutableFile(atPath: doctor.path) else {
-            let message =
-                "bgctl doctor: \(doctor.path): not found: the doctor is a separate executable (it needs swift-syntax); "
-                + "build it with `swift build --product bgctl-doctor` and run bgctl from the same build directory\n"
-            FileHandle.standardError.write(Data(message.utf8))
-            throw ExitCode(69)
+            throw CommandFailure(
+                .unavailable,
+                doctor.path,
+                "not found: the doctor is a separate executable (it needs swift-syntax); build it with "
+                    + "`swift build --product bgctl-doctor` and run bgctl from the same build directory"
+            )
         }
         let process = Process()
         process.executableURL = doctor
@@ -50,7 +52,9 @@ struct DoctorLauncher: ParsableCommand {
         }
         process.waitUntilExit()
         let status = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal { throw ExitCode(70) }
+        if process.terminationReason == .uncaughtSignal {
+            throw CommandFailure(.internalError, doctor.path, "ended by signal \(status)")
+        }
         if status != 0 { throw ExitCode(status) }
     }
 }
