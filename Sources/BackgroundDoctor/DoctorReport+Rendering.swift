@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension DoctorReport {
     /// Human text: one block per finding, compiler-style first line, then Apple's behaviour and the fix.

@@ -40,7 +40,7 @@ struct DoctorRuleTests {
                 "not-permitted",
                 [
                     "BGD001 AppDelegate.swift:18", "BGD001 AppDelegate.swift:26", "BGD001 AppDelegate.swift:34",
-                    "BGD001 AppDelegate.swift:35", "BGD002 Info.plist:10",
+                    "BGD001 AppDelegate.swift:37", "BGD002 Info.plist:10",
                 ]
             ),
             ("never-registered", ["BGD002 Info.plist:10"]),
@@ -49,7 +49,7 @@ struct DoctorRuleTests {
                 "submitted-not-registered",
                 ["BGD003 BackgroundScheduler.swift:23", "BGD003 BackgroundScheduler.swift:29", "BGD002 Info.plist:10"]
             ),
-            ("missing-mode", ["BGD004 AppDelegate.swift:25"]),
+            ("missing-mode", ["BGD004 AppDelegate.swift:29"]),
             ("wrong-type", ["BGD005 Info.plist:7", "BGD005 Info.plist:12"]),
             // In a Task, in a helper called from sceneDidBecomeActive, after an await, in a view's .onAppear;
             // not in didFinishLaunching itself.

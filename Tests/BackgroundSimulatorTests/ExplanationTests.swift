@@ -37,6 +37,19 @@ struct ExplanationTests {
         #expect(history.pendingSince == nil)
     }
 
+    @Test("the scenario summary names what each identifier's last run waited for")
+    func summary() throws {
+        let scenario = try Scenario.load(contentsOf: Self.examples.appending(path: "overnight-db-cleanup.json"))
+        let summary = try ScenarioRun(scenario).summary
+        #expect(
+            summary.contains(
+                "\"com.example.notes.db-cleanup\": 1 run(s) recorded; the last waited 4h 51m "
+                    + "(for external power 4h 40m, the device to be idle 2h 31m)"
+            ),
+            "\(summary)"
+        )
+    }
+
     @Test("overnight clean-up at 21:00: pending, waited 2 h 40 min for power; plugged in it could run at once")
     func overnightWhatIf() throws {
         let simulator = try Self.overnight(until: "21:00")

@@ -13,6 +13,7 @@ extension ScenarioRun {
         for app in scenario.apps.map({ AppID($0.id) }) {
             lines.append("  \(app.bundleIdentifier)")
             lines.append("    " + appActivity(app))
+            lines += waitLines(app)
             for report in simulator.reports where report.app == app {
                 lines.append("    ended at \(clock.label(report.at)): \(report.reason) (\(report.explanation))")
             }
@@ -61,6 +62,18 @@ extension ScenarioRun {
             + "assertions: \(granted); task runs: \(outcomes.isEmpty ? "none" : outcomes.joined(separator: ", "))"
             + (pending.isEmpty ? "" : "; pending: " + pending.joined(separator: ", "))
             + "; now \(simulator.state(of: app))"
+    }
+
+    /// Per identifier that ran, what its last run waited for (from the system's history).
+    private func waitLines(_ app: AppID) -> [String] {
+        simulator.explanations(of: app).compactMap { explanation in
+            guard let last = explanation.history.runs.last else { return nil }
+            let waits = last.waits.prefix(3).map { "\($0.reason) \(DurationText.format($0.duration))" }
+            let count = explanation.history.runs.count
+            return "    \"\(explanation.identifier)\": \(count) run(s) recorded; the last waited "
+                + "\(DurationText.format(last.waited))"
+                + (waits.isEmpty ? "" : " (for " + waits.joined(separator: ", ") + ")")
+        }
     }
 
     private func deviceSummary() -> String {
