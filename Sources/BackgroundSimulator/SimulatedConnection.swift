@@ -94,6 +94,10 @@ final class SimulatedConnection: SystemConnection, RuntimeHost {
         onSimulator { simulator, process in simulator.eligibility(of: process.app, identifier: identifier) }
     }
 
+    func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
+        onSimulator { simulator, process in simulator.explanation(of: process.app, identifier: identifier) }
+    }
+
     func simulateLaunch(forTaskWithIdentifier identifier: String) {
         onSimulator { simulator, process in
             simulator.fromApp(process) { .simulateLaunch(process.app, identifier: identifier) }

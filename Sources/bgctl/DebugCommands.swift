@@ -77,11 +77,11 @@ struct WhyCommand: AsyncParsableCommand {
             throw ValidationError("give one of --pid (a running app), --store (one that is not running) or --scenario")
         }
         if scenario == nil && app == nil { throw ValidationError("give --app") }
-        if pid != nil && (format.json || bundle != nil || history) {
+        if pid != nil && (format.json || bundle != nil) {
             // Partial: a running app answers in text over today's control channel; --json needs
             // the structured answers of the redesigned channel (hardening issue).
             throw ValidationError(
-                "--history, --json and --bundle need --store or --scenario; a running app (--pid) answers in text"
+                "--json and --bundle need --store or --scenario; a running app (--pid) answers in text"
             )
         }
         if at != nil && scenario == nil { throw ValidationError("--at needs --scenario") }
@@ -90,7 +90,7 @@ struct WhyCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         if let pid, let app {
-            let command = DebugCommand(action: .why, identifier: identifier)
+            let command = DebugCommand(action: history ? .whyWithHistory : .why, identifier: identifier)
             let live = try LiveAppOptions.with(app: app, pid: pid, controlDirectory: controlDirectory)
             return try ControlClient.finish(ControlClient.send(command, to: live))
         }

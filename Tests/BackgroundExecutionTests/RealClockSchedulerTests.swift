@@ -55,6 +55,10 @@ struct RealClockSchedulerTests {
         #expect(why.status == 0)
         #expect(why.output.contains("needs external power"))
         #expect(why.output.contains("runs only while the device is idle"))
+        let history = try bgctl(["why", "com.example.scheduler.cleanup", "--history"] + live)
+        #expect(history.status == 0)
+        #expect(history.output.contains("what if (computed on a copy of the system):"), "\(history.output)")
+        #expect(history.output.contains("the project's own estimate, not Apple's"))
 
         let launch = try bgctl(["simulate-launch", "com.example.scheduler.cleanup"] + live)
         #expect(launch.output == "Simulating launch for task with identifier com.example.scheduler.cleanup\n")

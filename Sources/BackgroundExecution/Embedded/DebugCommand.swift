@@ -16,6 +16,9 @@ public struct DebugCommand: Codable, Sendable, Hashable {
         case simulateLaunch
         /// Expire a running task now (`_simulateExpirationForTaskWithIdentifier:`).
         case simulateExpiration
+        /// `why --history`: the explanation with each identifier's recent runs and waits, the
+        /// what-ifs and the likely range, for one identifier or every pending or recorded one.
+        case whyWithHistory
     }
 
     /// The action.

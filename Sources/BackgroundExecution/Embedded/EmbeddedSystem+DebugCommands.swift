@@ -53,6 +53,8 @@ extension EmbeddedSystem {
         switch command.action {
         case .why:
             return explain(identifier: command.identifier)
+        case .whyWithHistory:
+            return explainWithHistory(identifier: command.identifier)
         case .status:
             return statusText()
         case .simulateLaunch:
@@ -80,6 +82,17 @@ extension EmbeddedSystem {
                 return "\(identifier): no pending task request with this identifier\n"
             }
             return why.renderText(formatInstant: formatWallClock)
+        }.joined()
+    }
+
+    private func explainWithHistory(identifier: String?) -> String {
+        let now = self.now
+        let identifiers = identifier.map { [$0] } ?? state.withLock { $0.core.explainedIdentifiers(of: app) }
+        guard !identifiers.isEmpty else { return "nothing pending and no run recorded\n" }
+        return identifiers.map { identifier in
+            guard let explanation = state.withLock({ $0.core.explanation(of: app, identifier: identifier, at: now) })
+            else { return "\(identifier): no pending task request with this identifier\n" }
+            return explanation.renderText(formatInstant: formatWallClock)
         }.joined()
     }
 

@@ -62,6 +62,11 @@ extension EmbeddedSystem {
         return state.withLock { $0.core.eligibility(of: app, identifier: identifier, at: now) }
     }
 
+    public func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
+        let now = self.now
+        return state.withLock { $0.core.explanation(of: app, identifier: identifier, at: now) }
+    }
+
     public func simulateLaunch(forTaskWithIdentifier identifier: String) {
         deliver(.simulateLaunch(app, identifier: identifier))
     }

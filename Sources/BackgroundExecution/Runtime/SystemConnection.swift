@@ -62,6 +62,10 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// Why a pending request has not run; `nil` if none is pending with that identifier.
     func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility?
 
+    /// Everything about a request identifier: why it waits, its history, what-ifs and the
+    /// likely range; `nil` if it is neither pending nor in the history.
+    func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation?
+
     /// Runs a pending request now (the debugger's hook).
     func simulateLaunch(forTaskWithIdentifier identifier: String)
 

@@ -101,6 +101,21 @@ public final class BGTaskScheduler: Sendable {
         connection.eligibility(forTaskWithIdentifier: identifier)
     }
 
+    /// Everything about a request identifier, beyond Apple's API: why it waits now, its recent
+    /// runs and what held each back (``RequestHistory``), the changes that would let it run
+    /// (computed by the core on a copy of itself) and the likely range of its run (the
+    /// project's own estimate).
+    ///
+    /// ```swift
+    /// let explanation = BGTaskScheduler.shared.explanation(forTaskWithIdentifier: "com.example.cleanup")
+    /// explanation?.history.runs.last?.waited(for: .externalPower)   // how long the last run waited for power
+    /// ```
+    ///
+    /// - Returns: `nil` if nothing is pending with that identifier and no run is recorded.
+    public func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
+        connection.explanation(forTaskWithIdentifier: identifier)
+    }
+
     /// The debugger's `_simulateLaunchForTaskWithIdentifier:` (S13): runs a pending request now.
     public func _simulateLaunchForTaskWithIdentifier(_ identifier: String) {
         connection.simulateLaunch(forTaskWithIdentifier: identifier)
