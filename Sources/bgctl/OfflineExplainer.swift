@@ -60,29 +60,14 @@ enum OfflineExplainer {
         followsSymbolicLinks: Bool = false,
         device: DeviceConditions
     ) throws -> WhyResult {
-        let clock = WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970)  // now is T+0
-        let apps: [PersistedApp]
-        do {
-            apps = try BackgroundStore.openForReading(path: path, followsSymbolicLinks: followsSymbolicLinks)
-                .load(clock: clock)
-        } catch {
-            throw CommandFailure(store: error)
-        }
-        guard let saved = apps.first(where: { $0.app == app }) else {
-            throw CommandFailure(.negativeAnswer, path, "the store has nothing for \(app)")
-        }
-        var system = BackgroundSystem(policy: .iOS, device: device)
-        _ = system.restoreForInspection(saved, at: .zero)
-        let identifiers = command.identifier.map { [$0] } ?? system.pendingRequests(of: app).map(\.identifier)
-        let date = { (instant: Instant) in Date(timeIntervalSince1970: clock.unixSeconds(of: instant)) }
-        return WhyResult(
-            app: app.bundleIdentifier,
-            requests: identifiers.map { identifier in
-                guard let why = system.eligibility(of: app, identifier: identifier, at: .zero) else {
-                    return .unknown(identifier)
-                }
-                return WhyResult.Request(why, date: date)
-            }
+        let subject = try ExplainedSystem.store(
+            path,
+            app: app,
+            device: device,
+            followsSymbolicLinks: followsSymbolicLinks
+        )
+        return subject.whyResult(
+            identifiers: command.identifier.map { [$0] } ?? subject.identifiers(includingHistory: false)
         )
     }
 }

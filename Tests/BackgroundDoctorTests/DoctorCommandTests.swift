@@ -110,23 +110,16 @@ struct DoctorCommandTests {
         #expect(result.error.hasPrefix("bgctl doctor: "))
     }
 
-    static let pythonHasJSONSchema: Bool =
-        (try? runChildProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", "import jsonschema"]).status) == 0
+    static let pythonHasJSONSchema: Bool = JSONSchemaCheck.isAvailable
 
     /// The schema's verdict on each file (Draft 4, the schema's own `$schema`).
     static func validate(_ paths: [String]) throws -> [String] {
-        let script = """
-            import json, sys
-            from jsonschema import Draft4Validator
-            schema = json.load(open(sys.argv[1]))
-            Draft4Validator.check_schema(schema)
-            validator = Draft4Validator(schema)
-            for path in sys.argv[2:]:
-                errors = sorted(validator.iter_errors(json.load(open(path))), key=lambda e: list(e.path))
-                print("valid" if not errors else "invalid: " + errors[0].message[:200].replace("\\n", " "))
-            """
-        let result = try runChildProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", script, schema.path] + paths)
-        #expect(result.status == 0, "\(result.error)")
-        return result.output.split(separator: "\n").map(String.init)
+        let (status, verdicts) = try JSONSchemaCheck.verdicts(
+            schema: schema,
+            validator: "Draft4Validator",
+            files: paths
+        )
+        #expect(status == 0, "the validator failed")
+        return verdicts
     }
 }
