@@ -81,5 +81,11 @@ struct RealClockSchedulerTests {
             !offline.output.contains("com.example.scheduler.cleanup"),
             "the cleanup ran, so it is no longer pending"
         )
+        // The store kept the run: --history shows it, with what it waited for.
+        let stored = try bgctl(["why", "--app", "com.example.scheduler", "--store", store, "--history"])
+        #expect(stored.status == 0)
+        #expect(stored.output.contains("com.example.scheduler.cleanup: nothing pending"), "\(stored.output)")
+        #expect(stored.output.contains("history (oldest first):"))
+        #expect(stored.output.contains(": succeeded; had waited"))
     }
 }

@@ -88,7 +88,8 @@ struct ConstantTable: Sendable {
 
     private func unique(_ matches: ([String]) -> Bool) -> (IdentifierExpression?, [String])? {
         let candidates = constants.filter { matches($0.key) }
-        guard let first = candidates.first else { return nil }
+        // The smallest path, so the answer never depends on the dictionary's order.
+        guard let first = candidates.min(by: { $0.key.lexicographicallyPrecedes($1.key) }) else { return nil }
         let values = Set(candidates.values.map { $0 })
         guard values.count == 1 else { return (nil, []) }
         return (first.value, Array(first.key.dropLast()))
