@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "BackgroundCore", targets: ["BackgroundCore"]),
         .library(name: "BackgroundExecution", targets: ["BackgroundExecution"]),
         .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
+        // The machine's conditions (power, network, input, memory pressure) read event-driven.
+        .library(name: "BackgroundDevice", targets: ["BackgroundDevice"]),
         // The test kit: a virtual device and virtual time that apps' own test suites drive.
         .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
         // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
@@ -73,6 +75,13 @@ let package = Package(
         .target(
             name: "BackgroundStore",
             dependencies: ["BackgroundCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        // Device probes for the daemon: sysfs/procfs readers, inotify/netlink/PSI watchers, the
+        // sourced reading and the developer's overrides (Glibc only, no Foundation).
+        .target(
+            name: "BackgroundDevice",
+            dependencies: ["BackgroundCore"],
             swiftSettings: strictSettings
         ),
         // Command output in one place: the exit-code table, the one-line error style, --json and
@@ -178,6 +187,14 @@ let package = Package(
                 "BackgroundServiceLifecycle", "BackgroundExecution",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundDeviceTests",
+            dependencies: [
+                "BackgroundDevice", "BackgroundCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,114 @@
+import Glibc
+import Synchronization
+
+/// One blocking thread per watcher: it waits in `poll(2)` on the watcher's descriptors and an
+/// `eventfd` that ``stop()`` signals, so a watcher costs no CPU until the kernel has news.
+final class PollThread: Sendable {
+    /// A descriptor to wait on and what to do when it is ready.
+    struct Source: Sendable {
+        /// The descriptor.
+        var descriptor: Int32
+        /// `POLLIN`, `POLLPRI`, …
+        var events: Int16
+        /// Called on the thread with `revents`.
+        var ready: @Sendable (Int16) -> Void
+    }
+
+    /// What the thread runs: the current sources (re-read every round, so a watcher can add and
+    /// drop descriptors), the timeout in milliseconds (-1 for none) and what to do on timeout
+    /// and on a failed `poll`.
+    struct Body: Sendable {
+        var sources: @Sendable () -> [Source]
+        var timeout: @Sendable () -> Int32 = { -1 }
+        var timedOut: @Sendable () -> Void = {}
+        var failed: @Sendable (DeviceError) -> Void
+    }
+
+    private struct State {
+        var thread: pthread_t?
+        var stopped = false
+    }
+
+    private let name: String
+    private let wake: Int32
+    private let wakeWriter: Int32
+    private let state = Mutex(State())
+
+    /// A thread for the watcher called `name` (used in errors); not started.
+    init(name: String) throws(DeviceError) {
+        self.name = name
+        // A socket pair rather than an eventfd or pipe2 (Glibc's Swift module exports neither):
+        // created close-on-exec atomically, so a child spawned meanwhile never inherits it.
+        var ends: [Int32] = [-1, -1]
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        try SystemCall.retrying("socketpair", name) { socketpair(AF_UNIX, type, 0, &ends) }
+        wake = ends[0]
+        wakeWriter = ends[1]
+    }
+
+    deinit {
+        SystemCall.close(wake)
+        SystemCall.close(wakeWriter)
+    }
+
+    /// Starts the thread running `body` until ``stop()``.
+    func start(_ body: Body) throws(DeviceError) {
+        let box = Unmanaged.passRetained(Runner(body: body, wake: wake)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            Unmanaged<Runner>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }, box)
+        guard result == 0 else {
+            Unmanaged<Runner>.fromOpaque(box).release()
+            throw .system(call: "pthread_create", target: name, errno: result)
+        }
+        state.withLock { $0.thread = thread }
+    }
+
+    /// Wakes the thread, waits for it to finish its round and end. Safe to call twice, and from
+    /// any thread but its own (a watcher's callback must not stop its own watcher).
+    func stop() {
+        let thread: pthread_t? = state.withLock { state in
+            defer { state.thread = nil }
+            state.stopped = true
+            return state.thread
+        }
+        guard let thread else { return }
+        var one: UInt8 = 1
+        _ = try? SystemCall.retrying("write", name) { Glibc.write(wakeWriter, &one, 1) }
+        _ = pthread_join(thread, nil)
+    }
+
+    private final class Runner {
+        let body: Body
+        let wake: Int32
+
+        init(body: Body, wake: Int32) {
+            self.body = body
+            self.wake = wake
+        }
+
+        func run() {
+            while true {
+                let sources = body.sources()
+                var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+                descriptors += sources.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
+                let count = poll(&descriptors, nfds_t(descriptors.count), body.timeout())
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    body.failed(.system(call: "poll", target: "watcher", errno: errno))
+                    return
+                }
+                if descriptors[0].revents != 0 { return }
+                if count == 0 {
+                    body.timedOut()
+                    continue
+                }
+                for (source, polled) in zip(sources, descriptors.dropFirst()) where polled.revents != 0 {
+                    source.ready(polled.revents)
+                }
+            }
+        }
+    }
+}
