@@ -9,7 +9,9 @@ final class FakeTree: Sendable {
 
     init() throws {
         var template = Array((NSTemporaryDirectory() + "/device-tree-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw DeviceError.system(call: "mkdtemp", target: "tmp", errno: errno) }
+        guard let made = mkdtemp(&template) else {
+            throw DeviceError.system(call: "mkdtemp", target: "tmp", errno: errno)
+        }
         path = String(cString: made)
     }
 

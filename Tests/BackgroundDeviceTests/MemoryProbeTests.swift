@@ -4,8 +4,10 @@ import Testing
 
 @Suite("Memory pressure from PSI and meminfo")
 struct MemoryProbeTests {
-    static let quiet = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-    static let pressed = "some avg10=42.00 avg60=10.00 avg300=2.00 total=5000000\nfull avg10=7.50 avg60=1.00 avg300=0.20 total=900000\n"
+    static let quiet =
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    static let pressed =
+        "some avg10=42.00 avg60=10.00 avg300=2.00 total=5000000\nfull avg10=7.50 avg60=1.00 avg300=0.20 total=900000\n"
     static let meminfo = "MemTotal:       24576000 kB\nMemFree:         1000000 kB\nMemAvailable:    6144000 kB\n"
 
     @Test("The cgroup's memory.pressure is preferred to /proc/pressure/memory")
@@ -48,7 +50,8 @@ struct MemoryProbeTests {
         #expect(
             ProcMemoryPressureProbe(root: tree.root).pressure()
                 == .unavailable(
-                    reason: "\(tree.path)/proc/pressure/memory: line 1 \"some avg10=lots\" is not 'some|full avg10=N avg60=N avg300=N total=N'"
+                    reason:
+                        "\(tree.path)/proc/pressure/memory: line 1 \"some avg10=lots\" is not 'some|full avg10=N avg60=N avg300=N total=N'"
                 )
         )
     }
@@ -82,11 +85,18 @@ struct MemoryProbeTests {
     func triggerLimits() throws {
         #expect(PressureTrigger.default.description == "some 150000 2000000")
         #expect(PressureTrigger.default.bytes.last == 0)
-        #expect(throws: DeviceError.self) { try PressureTrigger(.some, stallMicroseconds: 1, windowMicroseconds: 100_000) }
-        #expect(throws: DeviceError.self) { try PressureTrigger(.full, stallMicroseconds: 0, windowMicroseconds: 1_000_000) }
+        #expect(throws: DeviceError.self) {
+            try PressureTrigger(.some, stallMicroseconds: 1, windowMicroseconds: 100_000)
+        }
+        #expect(throws: DeviceError.self) {
+            try PressureTrigger(.full, stallMicroseconds: 0, windowMicroseconds: 1_000_000)
+        }
         #expect(throws: DeviceError.self) {
             try PressureTrigger(.some, stallMicroseconds: 3_000_000, windowMicroseconds: 2_000_000)
         }
-        #expect(try PressureTrigger(.full, stallMicroseconds: 100_000, windowMicroseconds: 4_000_000).description == "full 100000 4000000")
+        #expect(
+            try PressureTrigger(.full, stallMicroseconds: 100_000, windowMicroseconds: 4_000_000).description
+                == "full 100000 4000000"
+        )
     }
 }

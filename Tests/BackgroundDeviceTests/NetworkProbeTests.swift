@@ -47,7 +47,10 @@ struct NetworkProbeTests {
     @Test("A cellular modem (DEVTYPE=wwan) alone is metered; with Wi-Fi up, Wi-Fi wins")
     func cellular() throws {
         let tree = try FakeTree()
-        try tree.interface("wwan0", ["type": "519", "operstate": "up", "carrier": "1", "uevent": "DEVTYPE=wwan\nINTERFACE=wwan0"])
+        try tree.interface(
+            "wwan0",
+            ["type": "519", "operstate": "up", "carrier": "1", "uevent": "DEVTYPE=wwan\nINTERFACE=wwan0"]
+        )
         #expect(network(tree) == .read(.cellular, from: "wwan0 up, a cellular modem (metered)"))
         try tree.interface("wlan0", ["type": "1", "operstate": "up", "carrier": "1", "uevent": "DEVTYPE=wlan"])
         #expect(network(tree) == .read(.wifi, from: "wlan0 up with carrier"))
@@ -61,7 +64,9 @@ struct NetworkProbeTests {
             Issue.record("unreadable")
             return
         }
-        #expect(interfaces == [NetworkInterface(name: "eth0", hardwareType: nil, operState: "\u{1}\u{2}", carrier: nil)])
+        #expect(
+            interfaces == [NetworkInterface(name: "eth0", hardwareType: nil, operState: "\u{1}\u{2}", carrier: nil)]
+        )
         #expect(NetworkReading.network(of: interfaces).value == DeviceConditions.Network.none)
     }
 
@@ -85,7 +90,10 @@ struct NetworkProbeTests {
         #expect(reading.network == Sourced(.wifi, .defaulted(reason: "no /sys/class/net")))
     }
 
-    @Test("On this machine: carrier's EINVAL on a down interface reads as no carrier", .enabled(if: ProbeRoot.machine.exists("sys/class/net/ifb0")))
+    @Test(
+        "On this machine: carrier's EINVAL on a down interface reads as no carrier",
+        .enabled(if: ProbeRoot.machine.exists("sys/class/net/ifb0"))
+    )
     func realEinvalCarrier() throws {
         let root = ProbeRoot.machine
         #expect(throws: DeviceError.self) { try root.read("sys/class/net/ifb0/carrier") }

@@ -127,7 +127,11 @@ struct PowerProbeTests {
         #expect(supplies[0].problems == ["online \"yes\" is not 0 or 1", "no readable online"])
         #expect(supplies[1].capacity == nil)
         #expect(supplies[1].status == nil)
-        #expect(supplies[1].problems == ["capacity \"abc\" is not a percentage", "status \"Exploding\" is not a known status"])
+        #expect(
+            supplies[1].problems == [
+                "capacity \"abc\" is not a percentage", "status \"Exploding\" is not a known status",
+            ]
+        )
         #expect(supplies[2].problems.first == "capacity \"250\" is not a percentage")
         #expect(PowerReading.level(of: supplies) == .unavailable(reason: "BAT0, BAT1: no readable capacity"))
         let reading = DeviceReading(
@@ -180,7 +184,9 @@ struct PowerProbeTests {
 
     @Test("The fixed probe answers what it was given")
     func fixedProbe() {
-        let probe: any PowerProbe = FixedPowerProbe(.read([PowerSupply(name: "AC", kind: .mains, online: true)], from: "fake"))
+        let probe: any PowerProbe = FixedPowerProbe(
+            .read([PowerSupply(name: "AC", kind: .mains, online: true)], from: "fake")
+        )
         #expect(PowerReading.source(of: probe.supplies().value ?? []) == .read(.externalPower, from: "AC online"))
     }
 }

@@ -7,7 +7,8 @@ import Testing
 struct PressureStallTests {
     @Test("The kernel's format parses, with and without a full line")
     func parses() throws {
-        let text = "some avg10=1.50 avg60=0.25 avg300=100.00 total=123456789\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+        let text =
+            "some avg10=1.50 avg60=0.25 avg300=100.00 total=123456789\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
         let stall = try PressureStall(parsing: text)
         #expect(stall.some == .init(avg10: 1.5, avg60: 0.25, avg300: 100, total: 123_456_789))
         #expect(stall.full == .init(avg10: 0, avg60: 0, avg300: 0, total: 0))
@@ -79,7 +80,10 @@ struct PressureStallTests {
 
     @Test("Fuzz: mutated kernel output either parses within range or throws a typed error, never traps")
     func fuzz() async {
-        let base = Array("some avg10=12.34 avg60=5.00 avg300=0.10 total=987654\nfull avg10=1.00 avg60=0.50 avg300=0.01 total=12\n".utf8)
+        let base = Array(
+            "some avg10=12.34 avg60=5.00 avg300=0.10 total=987654\nfull avg10=1.00 avg60=0.50 avg300=0.01 total=12\n"
+                .utf8
+        )
         await propertyCheck(count: 2000, input: Self.mutations.array(of: 1...8)) { edits in
             var bytes = base
             for (position, byte, kind) in edits {
@@ -95,7 +99,10 @@ struct PressureStallTests {
             do throws(PressureStallError) {
                 let stall = try PressureStall(parsing: text)
                 for line in [stall.some] + (stall.full.map { [$0] } ?? []) {
-                    #expect((0...100).contains(line.avg10) && (0...100).contains(line.avg60) && (0...100).contains(line.avg300))
+                    #expect(
+                        (0...100).contains(line.avg10) && (0...100).contains(line.avg60)
+                            && (0...100).contains(line.avg300)
+                    )
                 }
             } catch {
                 #expect(!error.description.isEmpty)

@@ -57,7 +57,9 @@ public final class InputActivityWatcher: DeviceWatcher {
                 let reasons = state.problems.keys.sorted().map { "\($0): \(state.problems[$0]!)" }
                 let directory = root.resolve(Self.directory)
                 if !root.exists(Self.directory) { return .unavailable(reason: "no \(directory)") }
-                return .unavailable(reason: reasons.isEmpty ? "no input device in \(directory)" : reasons.joined(separator: "; "))
+                return .unavailable(
+                    reason: reasons.isEmpty ? "no input device in \(directory)" : reasons.joined(separator: "; ")
+                )
             }
             let names = state.devices.keys.sorted().joined(separator: ", ")
             return .read(state.timer.isIdle, from: "input from \(names)")
@@ -66,7 +68,10 @@ public final class InputActivityWatcher: DeviceWatcher {
 
     public func start(_ handler: @escaping @Sendable (WatchEvent) -> Void) throws(DeviceError) {
         if root.exists(Self.directory) {
-            try inotify.watch(root.resolve(Self.directory), mask: UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO))
+            try inotify.watch(
+                root.resolve(Self.directory),
+                mask: UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO)
+            )
         }
         try rescan()
         let inotify = self.inotify
@@ -105,7 +110,12 @@ public final class InputActivityWatcher: DeviceWatcher {
     }
 
     /// Reads what the device has; drops it at end of file, hang-up or `ENODEV` (unplugged).
-    private func drain(_ name: String, _ device: OwnedDescriptor, revents: Int16, _ handler: @Sendable (WatchEvent) -> Void) {
+    private func drain(
+        _ name: String,
+        _ device: OwnedDescriptor,
+        revents: Int16,
+        _ handler: @Sendable (WatchEvent) -> Void
+    ) {
         var buffer = [UInt8](repeating: 0, count: 24 * 64)
         var gotInput = false
         var gone = false
@@ -151,7 +161,9 @@ public final class InputActivityWatcher: DeviceWatcher {
         let path = root.resolve(Self.directory + "/" + name)
         let descriptor: Int32
         do {
-            descriptor = try SystemCall.retrying("open", path) { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) }
+            descriptor = try SystemCall.retrying("open", path) {
+                Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+            }
         } catch {
             return .refused(DeviceError.message(for: error.errno ?? EIO))
         }

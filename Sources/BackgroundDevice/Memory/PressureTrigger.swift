@@ -30,7 +30,10 @@ public struct PressureTrigger: Sendable, Hashable, CustomStringConvertible {
             throw .malformed(path: "trigger", reason: "window \(windowMicroseconds) µs is outside 500000…10000000")
         }
         guard (1...windowMicroseconds).contains(stallMicroseconds) else {
-            throw .malformed(path: "trigger", reason: "stall \(stallMicroseconds) µs is not within 1…\(windowMicroseconds)")
+            throw .malformed(
+                path: "trigger",
+                reason: "stall \(stallMicroseconds) µs is not within 1…\(windowMicroseconds)"
+            )
         }
         self.init(unchecked: kind, stall: stallMicroseconds, window: windowMicroseconds)
     }

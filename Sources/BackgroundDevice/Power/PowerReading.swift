@@ -35,7 +35,9 @@ extension PowerReading {
         }
         let batteries = supplies.filter(\.isSystemBattery)
         guard let battery = batteries.first else {
-            return .unavailable(reason: supplies.isEmpty ? "no power supply found" : "no mains adapter or system battery")
+            return .unavailable(
+                reason: supplies.isEmpty ? "no power supply found" : "no mains adapter or system battery"
+            )
         }
         switch battery.status {
         case .charging, .full, .notCharging:

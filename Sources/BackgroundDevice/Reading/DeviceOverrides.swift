@@ -97,7 +97,14 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
         case .battery:
             batteryPercent = clear ? nil : try Self.percent(value, invalid())
         case .network:
-            network = clear ? nil : try Self.choice(value, ["none": DeviceConditions.Network.none, "wifi": .wifi, "cellular": .cellular], invalid())
+            network =
+                clear
+                ? nil
+                : try Self.choice(
+                    value,
+                    ["none": DeviceConditions.Network.none, "wifi": .wifi, "cellular": .cellular],
+                    invalid()
+                )
         case .lowPower:
             lowPowerMode = clear ? nil : try Self.choice(value, ["on": true, "off": false], invalid())
         case .idle:

@@ -13,7 +13,9 @@ final class Inotify: Sendable {
     let descriptor: Int32
 
     init() throws(DeviceError) {
-        descriptor = try SystemCall.retrying("inotify_init1", "inotify") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        descriptor = try SystemCall.retrying("inotify_init1", "inotify") {
+            inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        }
     }
 
     deinit {
@@ -54,7 +56,8 @@ final class Inotify: Sendable {
         let header = 16
         while offset + header <= bytes.endIndex {
             func word(_ at: Int) -> UInt32 {
-                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3])
+                    << 24
             }
             let length = Int(word(offset + 12))
             guard offset + header + length <= bytes.endIndex else { break }

@@ -14,7 +14,11 @@ public final class MemoryPressureWatcher: DeviceWatcher {
 
     /// A watcher of the PSI file `relative` under `root` (``ProcMemoryPressureProbe/stallFile``
     /// gives the one the probe reads).
-    public init(root: ProbeRoot = .machine, file relative: String, trigger: PressureTrigger = .default) throws(DeviceError) {
+    public init(
+        root: ProbeRoot = .machine,
+        file relative: String,
+        trigger: PressureTrigger = .default
+    ) throws(DeviceError) {
         path = root.resolve(relative)
         self.trigger = trigger
         thread = try PollThread(name: "memory pressure watcher")
@@ -30,7 +34,9 @@ public final class MemoryPressureWatcher: DeviceWatcher {
     ///   a kernel booted with `psi=0`.
     public func start(_ handler: @escaping @Sendable (WatchEvent) -> Void) throws(DeviceError) {
         let path = self.path
-        let descriptor = try SystemCall.retrying("open", path) { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) }
+        let descriptor = try SystemCall.retrying("open", path) {
+            open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        }
         let file = OwnedDescriptor(descriptor)
         try SystemCall.writeAll(descriptor, trigger.bytes, target: path)
         let source = PollThread.Source(descriptor: descriptor, events: Int16(POLLPRI)) { revents in

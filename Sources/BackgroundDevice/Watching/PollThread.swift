@@ -55,10 +55,15 @@ final class PollThread: Sendable {
     func start(_ body: Body) throws(DeviceError) {
         let box = Unmanaged.passRetained(Runner(body: body, wake: wake)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            Unmanaged<Runner>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread,
+            nil,
+            { raw in
+                Unmanaged<Runner>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            },
+            box
+        )
         guard result == 0 else {
             Unmanaged<Runner>.fromOpaque(box).release()
             throw .system(call: "pthread_create", target: name, errno: result)

@@ -57,7 +57,9 @@ public final class PowerSupplyWatcher: DeviceWatcher {
                 .init(descriptor: socket.descriptor, events: Int16(POLLIN)) { _ in
                     do throws(DeviceError) {
                         let datagrams = try socket.drain()
-                        if datagrams.contains(where: { $0.isEmpty || NetlinkSocket.isUevent($0, subsystem: "power_supply") }) {
+                        if datagrams.contains(where: {
+                            $0.isEmpty || NetlinkSocket.isUevent($0, subsystem: "power_supply")
+                        }) {
                             handler(.changed)
                         }
                     } catch {
