@@ -211,3 +211,50 @@ struct WatcherTests {
         }
     }
 }
+
+/// In the serialized suite: no other watcher thread may run while the ticks are counted.
+extension WatcherTests {
+    /// utime + stime of each of this process's threads named `bg-*`, by name.
+    static func watcherTicks() throws -> [String: Int] {
+        var ticks: [String: Int] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            let name = String(stat[stat.index(after: open)..<close])
+            guard name.hasPrefix("bg-") else { continue }
+            // Fields after the name: state is field 3, utime 14, stime 15 (1-based, proc(5)).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            ticks[name, default: 0] += (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        }
+        return ticks
+    }
+
+    @Test("All four watchers on this machine use no CPU tick over a second of quiet (one blocked thread each)")
+    func idle() throws {
+        let power = try PowerSupplyWatcher()
+        let network = try NetworkWatcher()
+        let input = try InputActivityWatcher()
+        var watchers: [any DeviceWatcher] = []
+        if ProbeRoot.machine.exists("sys/class/power_supply") {
+            try power.start { _ in }
+            watchers.append(power)
+        }
+        try network.start { _ in }
+        try input.start { _ in }
+        watchers += [network, input] as [any DeviceWatcher]
+        if ProbeRoot.machine.exists("proc/pressure/memory") {
+            let memory = try MemoryPressureWatcher(file: "proc/pressure/memory")
+            try memory.start { _ in }
+            watchers.append(memory)
+        }
+        defer { watchers.forEach { $0.stop() } }
+        // Real time on purpose: what is measured is that nothing runs while it passes.
+        usleep(200_000)
+        let before = try Self.watcherTicks()
+        usleep(1_000_000)
+        let after = try Self.watcherTicks()
+        #expect(before.count == watchers.count, "threads found: \(before.keys.sorted())")
+        #expect(after == before)
+    }
+}

@@ -33,7 +33,7 @@ public final class InputActivityWatcher: DeviceWatcher {
     /// A watcher of `root`'s input devices that calls the user idle after `idleAfter`.
     public init(root: ProbeRoot = .machine, idleAfter: Duration = IdleTimer.defaultIdleAfter) throws(DeviceError) {
         self.root = root
-        thread = try PollThread(name: "input watcher")
+        thread = try PollThread(name: "bg-input")
         inotify = try Inotify()
         state = Mutex(State(timer: IdleTimer(idleAfter: idleAfter, start: Self.now())))
     }
@@ -87,7 +87,11 @@ public final class InputActivityWatcher: DeviceWatcher {
         try thread.start(
             .init(
                 sources: { [weak self] in [directoryWatch] + (self?.deviceSources(handler) ?? []) },
-                timeout: { [weak self] in self?.state.withLock { $0.timer.timeoutMilliseconds(at: Self.now()) } ?? -1 },
+                timeout: { [weak self] in
+                    // No device, nothing to time: wait for one to appear.
+                    self?.state.withLock { $0.devices.isEmpty ? -1 : $0.timer.timeoutMilliseconds(at: Self.now()) }
+                        ?? -1
+                },
                 timedOut: { [weak self] in
                     if self?.state.withLock({ $0.timer.check(at: Self.now()) }) == true { handler(.changed) }
                 },

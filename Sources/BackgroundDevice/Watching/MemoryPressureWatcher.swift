@@ -21,7 +21,7 @@ public final class MemoryPressureWatcher: DeviceWatcher {
     ) throws(DeviceError) {
         path = root.resolve(relative)
         self.trigger = trigger
-        thread = try PollThread(name: "memory pressure watcher")
+        thread = try PollThread(name: "bg-memory")
     }
 
     deinit {

@@ -9,7 +9,7 @@ public final class NetworkWatcher: DeviceWatcher {
 
     /// A watcher; the socket opens in ``start(_:)``.
     public init() throws(DeviceError) {
-        thread = try PollThread(name: "network watcher")
+        thread = try PollThread(name: "bg-network")
     }
 
     deinit {

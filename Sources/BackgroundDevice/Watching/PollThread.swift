@@ -34,7 +34,8 @@ final class PollThread: Sendable {
     private let wakeWriter: Int32
     private let state = Mutex(State())
 
-    /// A thread for the watcher called `name` (used in errors); not started.
+    /// A thread for the watcher called `name`: its name in `ps -L` and `/proc/<pid>/task/*/comm`
+    /// (at most 15 bytes) and in errors; not started.
     init(name: String) throws(DeviceError) {
         self.name = name
         // A socket pair rather than an eventfd or pipe2 (Glibc's Swift module exports neither):
@@ -53,7 +54,7 @@ final class PollThread: Sendable {
 
     /// Starts the thread running `body` until ``stop()``.
     func start(_ body: Body) throws(DeviceError) {
-        let box = Unmanaged.passRetained(Runner(body: body, wake: wake)).toOpaque()
+        let box = Unmanaged.passRetained(Runner(body: body, wake: wake, name: name)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(
             &thread,
@@ -88,13 +89,25 @@ final class PollThread: Sendable {
     private final class Runner {
         let body: Body
         let wake: Int32
+        let name: String
 
-        init(body: Body, wake: Int32) {
+        init(body: Body, wake: Int32, name: String) {
             self.body = body
             self.wake = wake
+            self.name = name
+        }
+
+        /// Names the calling thread through `/proc/thread-self/comm` (`pthread_setname_np` and
+        /// `prctl` are not in Glibc's Swift module); best effort, a name is only for people.
+        private func nameThread() {
+            let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            _ = try? SystemCall.writeAll(descriptor, Array(name.utf8.prefix(15)), target: "comm")
+            SystemCall.close(descriptor)
         }
 
         func run() {
+            nameThread()
             while true {
                 let sources = body.sources()
                 var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]

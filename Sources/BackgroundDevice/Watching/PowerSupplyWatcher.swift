@@ -16,7 +16,7 @@ public final class PowerSupplyWatcher: DeviceWatcher {
     public init(root: ProbeRoot = .machine, kernelEvents: Bool? = nil) throws(DeviceError) {
         self.root = root
         self.kernelEvents = kernelEvents ?? root.isMachine
-        thread = try PollThread(name: "power supply watcher")
+        thread = try PollThread(name: "bg-power")
         inotify = try Inotify()
     }
 
