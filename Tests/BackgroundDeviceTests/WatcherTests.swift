@@ -248,7 +248,7 @@ extension WatcherTests {
             try memory.start { _ in }
             watchers.append(memory)
         }
-        defer { watchers.forEach { $0.stop() } }
+        defer { for watcher in watchers { watcher.stop() } }
         // Real time on purpose: what is measured is that nothing runs while it passes.
         usleep(200_000)
         let before = try Self.watcherTicks()
