@@ -101,6 +101,16 @@ public struct ProbeRoot: Sendable, Hashable, CustomStringConvertible {
         return names.sorted()
     }
 
+    /// ``list(_:)`` as a probe answers: the names, or why the directory cannot be read.
+    func entries(_ relative: String) -> Probed<[String]> {
+        do {
+            guard let names = try list(relative) else { return .unavailable(reason: "no \(resolve(relative))") }
+            return .read(names, from: resolve(relative))
+        } catch {
+            return .unavailable(reason: error.description)
+        }
+    }
+
     /// Whether `relative` exists (as anything).
     public func exists(_ relative: String) -> Bool {
         var info = stat()

@@ -21,15 +21,8 @@ public struct SysfsNetworkProbe: NetworkProbe {
     }
 
     public func interfaces() -> Probed<[NetworkInterface]> {
-        let names: [String]
-        do {
-            guard let listed = try root.list(Self.directory) else {
-                return .unavailable(reason: "no \(root.resolve(Self.directory))")
-            }
-            names = listed
-        } catch {
-            return .unavailable(reason: error.description)
-        }
+        let listing = root.entries(Self.directory)
+        guard let names = listing.value else { return .unavailable(reason: listing.reason ?? "unreadable") }
         // /sys/class/net also holds `bonding_masters` (a file) on machines with bonding loaded.
         let interfaces = names.filter { root.exists(Self.directory + "/" + $0 + "/operstate") }.map(interface(named:))
         return .read(interfaces, from: root.resolve(Self.directory))

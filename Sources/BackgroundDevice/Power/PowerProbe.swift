@@ -22,15 +22,8 @@ public struct SysfsPowerProbe: PowerProbe {
     }
 
     public func supplies() -> Probed<[PowerSupply]> {
-        let names: [String]
-        do {
-            guard let listed = try root.list(Self.directory) else {
-                return .unavailable(reason: "no \(root.resolve(Self.directory))")
-            }
-            names = listed
-        } catch {
-            return .unavailable(reason: error.description)
-        }
+        let listing = root.entries(Self.directory)
+        guard let names = listing.value else { return .unavailable(reason: listing.reason ?? "unreadable") }
         let supplies = names.compactMap(supply(named:))
         return .read(supplies, from: root.resolve(Self.directory))
     }

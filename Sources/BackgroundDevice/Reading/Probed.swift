@@ -11,6 +11,12 @@ public enum Probed<Value: Sendable & Hashable>: Sendable, Hashable {
         if case .read(let value, _) = self { return value }
         return nil
     }
+
+    /// Why nothing was read, if nothing was.
+    public var reason: String? {
+        if case .unavailable(let reason) = self { return reason }
+        return nil
+    }
 }
 
 /// Where a condition's value came from, as `bgctl status` shows it.
