@@ -193,7 +193,7 @@ extension Simulator {
 
     private func killAllProcesses() {
         for app in processes.keys.sorted() { endProcess(app) }
-        for index in runIndex.values { runRecords[index].finish(.killed, at: now) }
+        for index in runIndex.values.sorted() { runRecords[index].finish(.killed, at: now) }
         runIndex = [:]
         foregroundApp = nil
         backgroundApps = []

@@ -33,9 +33,15 @@ struct FuzzCommand: AsyncParsableCommand {
     @Flag(help: "Print each seed's generated scenario instead of running it.")
     var print = false
 
+    @Option(help: "Print each seed's event log before its result: none, normal or verbose.")
+    var log: SimulateCommand.LogDetail = .none
+
     @OptionGroup var format: OutputOptions
 
     func validate() throws {
+        if log != .none && format.json {
+            throw ValidationError("--log prints text; it cannot be combined with --json")
+        }
         guard seed == nil else { return }
         guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1, not \(seeds)") }
         guard seeds <= UInt64(Int.max) else { throw ValidationError("--seeds must be at most \(Int.max)") }
@@ -69,6 +75,11 @@ struct FuzzCommand: AsyncParsableCommand {
         var findings: [FuzzResult.Finding] = []
         for (done, seed) in range.enumerated() {
             progress.update(done: done, note: findings.isEmpty ? "" : "\(findings.count) violation(s)")
+            if log != .none, let run = fuzzer.run(seed: seed) {
+                progress.finish()
+                Swift.print("seed \(seed): event log")
+                Swift.print(run.simulator.logText(verbose: log == .verbose))
+            }
             guard let finding = fuzzer.check(seed: seed) else { continue }
             var written: String?
             if let directory {

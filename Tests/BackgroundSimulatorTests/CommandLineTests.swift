@@ -9,18 +9,6 @@ struct CommandLineTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test("Same seed, same run across processes: two runs print the same verbose log, byte for byte")
-    func deterministicAcrossProcesses() throws {
-        // Separate processes get different hash seeds: any order taken from a Set or a
-        // Dictionary would show here.
-        let arguments = ["simulate", "examples/news-refresh-day.json", "--log", "verbose"]
-        let first = try runBgctl(arguments, in: Self.root)
-        let second = try runBgctl(arguments, in: Self.root)
-        #expect(first.status == 0, "\(first.error)")
-        #expect(first.output.count > 10_000)
-        #expect(first.output == second.output)
-    }
-
     @Test("A failed expectation exits 1 and says which; a malformed scenario exits 65 and says where")
     func exitStatuses() throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-simulate-\(UUID())")

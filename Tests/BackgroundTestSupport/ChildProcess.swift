@@ -16,11 +16,12 @@ public struct ChildProcessResult: Sendable {
 ///
 /// Output goes to files, not pipes, so a chatty child never blocks on a full pipe. The wait is
 /// for the process's termination, not a poll; a child still running after `timeout` is sent
-/// SIGTERM and reported as timed out.
+/// SIGTERM and reported as timed out. `environment` replaces the inherited one when given.
 public func runChildProcess(
     _ executable: URL,
     _ arguments: [String],
     in directory: URL? = nil,
+    environment: [String: String]? = nil,
     timeout: Duration = .seconds(120)
 ) throws -> ChildProcessResult {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
@@ -40,6 +41,7 @@ public func runChildProcess(
     process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = environment }
     process.standardOutput = output
     process.standardError = error
     process.standardInput = FileHandle.nullDevice
@@ -64,8 +66,12 @@ public var bgctlExecutable: URL {
 }
 
 /// Runs `bgctl` with `arguments` to its end.
-public func runBgctl(_ arguments: [String], in directory: URL? = nil) throws -> ChildProcessResult {
-    try runChildProcess(bgctlExecutable, arguments, in: directory)
+public func runBgctl(
+    _ arguments: [String],
+    in directory: URL? = nil,
+    environment: [String: String]? = nil
+) throws -> ChildProcessResult {
+    try runChildProcess(bgctlExecutable, arguments, in: directory, environment: environment)
 }
 
 extension Duration {

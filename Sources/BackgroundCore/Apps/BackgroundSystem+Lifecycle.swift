@@ -140,14 +140,15 @@ extension BackgroundSystem {
         case .exited(let status): explanation = "the process exited with status \(status)"
         case .watchdog: explanation = "ended by the watchdog"
         }
+        // No background launches until the user opens it again (set before the process ends, so
+        // the slots its tasks free are not handed straight back to it).
+        if reason == .userForceQuit { apps[index].forceQuit = true }
         end(index, reason: reason, explanation: explanation, at: now, into: &effects)
         if reason == .userForceQuit {
-            // No background launches until the user opens it again; queued continued-processing
-            // requests are cancelled by the swipe (S13).
-            apps[index].forceQuit = true
-            for pending in apps[index].pending.values where pending.request.kind == .continuedProcessing {
-                removePending(index, identifier: pending.request.identifier, into: &effects)
-            }
+            // Queued continued-processing requests are cancelled by the swipe (S13).
+            let continued = apps[index].pending.values.filter { $0.request.kind == .continuedProcessing }
+                .map(\.request.identifier).sorted()  // in identifier order, never the dictionary's
+            for identifier in continued { removePending(index, identifier: identifier, into: &effects) }
             persistAppState(index, into: &effects)
         }
     }

@@ -136,7 +136,9 @@ extension BackgroundSystem {
 
     mutating func simulateExpiration(_ app: AppID, identifier: String, at now: Instant, into effects: inout [Effect]) {
         guard let index = appIndex[app],
-            let run = apps[index].running.values.first(where: { $0.request.identifier == identifier })
+            let run = apps[index].running.values.filter({ $0.request.identifier == identifier }).min(by: {
+                $0.id < $1.id
+            })
         else {
             effects.append(.log(LogRecord(.error, app: app, "No running task with identifier \(identifier)")))
             return

@@ -38,9 +38,16 @@ extension BackgroundSystem {
             // The budget's end waits while handlers run: their own watchdog bounds the wait.
             consider(endsAt, .budgetEnd)
         }
+        // Running tasks' deadlines tie by run identifier, never by the dictionary's order
+        // (Swift seeds hashing per process: the same seed must give the same run anywhere).
+        var earliestRun: (at: Instant, kind: DeadlineKind, id: TaskRunID)?
         for run in record.running.values {
-            if let due = deadline(of: run) { consider(due.at, due.kind) }
+            guard let due = deadline(of: run) else { continue }
+            if earliestRun == nil || (due.at, run.id) < (earliestRun!.at, earliestRun!.id) {
+                earliestRun = (due.at, due.kind, run.id)
+            }
         }
+        if let earliestRun { consider(earliestRun.at, earliestRun.kind) }
         return best
     }
 

@@ -1,8 +1,11 @@
 extension BackgroundSystem {
     /// Checks the rules that must hold between any two events, and returns each one broken.
     ///
-    /// Runs after every event in debug builds (as swift-collections' `_checkInvariants` and
-    /// TigerBeetle's `defer self.invariants()`); the simulator runs it in every build.
+    /// Runs after every event in debug builds only (`#if DEBUG`, as swift-collections'
+    /// `_checkInvariants` and TigerBeetle's `defer self.invariants()`), whoever drives the core.
+    /// Release builds, the simulator's included, do not run it; the simulator's own invariant
+    /// checker (`InvariantViolation`) checks the rules visible from outside the core after every
+    /// event, in every build.
     ///
     /// - Returns: One sentence per broken rule; empty when all hold.
     public func checkInvariants() -> [String] {
@@ -42,7 +45,8 @@ extension BackgroundSystem {
         if !record.awaitingLaunch.isEmpty && (record.launchFinished || !state.isRunning) {
             found.append("tasks wait for a launch that is not under way")
         }
-        for pending in record.pending.values where pending.request.kind != .fetch {
+        for pending in record.pending.values.sorted(by: { $0.request.identifier < $1.request.identifier })
+        where pending.request.kind != .fetch {
             if let manifest = record.manifest, !manifest.permits(taskIdentifier: pending.request.identifier) {
                 found.append("pending request \(pending.request.identifier) is not permitted by the manifest")
             }

@@ -72,6 +72,14 @@ public struct Fuzzer {
         )
     }
 
+    /// Runs the scenario of `seed` once, without shrinking: its simulator has the whole event
+    /// log (`bgctl fuzz --log verbose` prints it; the cross-process determinism test compares it).
+    ///
+    /// - Returns: The run, or `nil` when the generated scenario cannot be run.
+    public func run(seed: UInt64) -> ScenarioRun? {
+        try? run(generator.scenario(seed: seed))
+    }
+
     /// The first violation of a scenario, or `nil` if every invariant held.
     public func firstViolation(of scenario: Scenario) -> InvariantViolation? {
         guard let run = try? run(scenario) else { return nil }
