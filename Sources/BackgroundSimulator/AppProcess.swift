@@ -83,8 +83,12 @@ public final class AppProcess {
 
     func end() {
         isAlive = false
+        // A task's expiration handler usually captures the task (and often this process):
+        // dropped with the process, as a device frees a process's memory.
+        for task in tables.liveTasks.values { _ = task.value.takeExpirationHandler() }
         deferred = []
         tables.removeAll()
+        delegate = nil  // delegates often hold their process
         kept = []
     }
 }

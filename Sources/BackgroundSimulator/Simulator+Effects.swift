@@ -94,11 +94,14 @@ extension Simulator {
             at: now,
             .app(
                 process,
-                {
+                { [unowned self] in
                     work()
                     guard let event else { return }
                     if process.mainThreadFreeAt > self.now {
-                        self.schedule(at: process.mainThreadFreeAt, .app(process, { self.fromApp(process) { event } }))
+                        self.schedule(
+                            at: process.mainThreadFreeAt,
+                            .app(process, { [unowned self] in self.fromApp(process) { event } })
+                        )
                     } else {
                         self.fromApp(process) { event }
                     }

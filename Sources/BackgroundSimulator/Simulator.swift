@@ -155,6 +155,12 @@ public final class Simulator {
         if !deviceState.backgroundAppRefresh { send(.setBackgroundRefresh(.systemSwitch(false))) }
     }
 
+    /// A finished simulator ends the processes still running: their handlers, tasks and delegates
+    /// often hold the process (as app code does), and would otherwise keep it alive forever.
+    isolated deinit {
+        for process in processes.values { process.end() }
+    }
+
     /// The wall-clock date of an instant on the simulator's timeline.
     public func date(of instant: Instant) -> Date {
         configuration.start.addingTimeInterval(instant.seconds)

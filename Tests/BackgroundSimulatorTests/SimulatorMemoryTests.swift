@@ -1,0 +1,97 @@
+import BackgroundCore
+import BackgroundSimulator
+import Foundation
+import Testing
+
+/// Weak references to the objects of a run, to see that they go when the run goes.
+@MainActor
+private final class Survivors {
+    private var objects: [() -> AnyObject?] = []
+
+    func watch(_ object: AnyObject) {
+        objects.append { [weak object] in object }
+    }
+
+    var count: Int { objects.count }
+    var alive: Int { objects.count { $0() != nil } }
+
+    /// The types of the objects still alive, for the failure message.
+    var aliveTypes: [String] { objects.compactMap { $0() }.map { "\(type(of: $0))" } }
+}
+
+/// A delegate that holds its process strongly, as app state often does.
+@MainActor
+private final class HoldingDelegate: NSObject, UIApplicationDelegate {
+    let process: AppProcess
+    init(process: AppProcess) { self.process = process }
+}
+
+/// A finished simulation leaves nothing behind: a million fuzz seeds must run in one process in
+/// constant memory. ARC frees objects deterministically, so weak references answer exactly.
+@MainActor
+@Suite("Simulator memory")
+struct SimulatorMemoryTests {
+    @Test("A finished simulator, its app processes, applications, tasks and handlers deallocate")
+    func simulatorDeallocates() {
+        let survivors = Survivors()
+        do {
+            let simulator = Simulator()
+            survivors.watch(simulator)
+            let app = simulator.install(
+                "com.example.cycles",
+                permittedTaskIdentifiers: ["refresh", "cleanup"],
+                backgroundModes: [.fetch, .processing]
+            ) { process in
+                survivors.watch(process)
+                survivors.watch(process.application)
+                // App code written the way iOS apps write it: handlers that capture the process,
+                // tasks whose expiration handlers capture the task, one never completed, a
+                // background task never ended, a delegate that holds the process.
+                process.delegate = HoldingDelegate(process: process)
+                BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
+                    survivors.watch(task)
+                    task.expirationHandler = { task.setTaskCompleted(success: false) }
+                    process.after(.seconds(5)) { task.setTaskCompleted(success: true) }
+                }
+                BGTaskScheduler.shared.register(forTaskWithIdentifier: "cleanup", using: nil) { task in
+                    survivors.watch(task)
+                    task.expirationHandler = { _ = task.identifier }  // never completes
+                }
+                try? BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: "refresh"))
+                try? BGTaskScheduler.shared.submit(BGProcessingTaskRequest(identifier: "cleanup"))
+                _ = UIApplication.shared.beginBackgroundTask(withName: "leaked") { _ = process.app }
+                process.after(.seconds(3600 * 24)) { _ = process.app }  // still queued at the end
+            }
+            simulator.user.open(app)
+            simulator.advance(by: .seconds(60))
+            simulator.user.lock()
+            simulator.device.plugIn()
+            simulator.advance(by: .seconds(3 * 3600))
+            simulator.user.open(app)  // a new process, alive and holding handlers when the run ends
+            simulator.advance(by: .seconds(60))
+            simulator.user.goHome()
+            simulator.advance(by: .seconds(1))
+            #expect(survivors.count >= 6)
+        }
+        #expect(
+            survivors.alive == 0,
+            "\(survivors.alive) of \(survivors.count) objects are still alive: \(survivors.aliveTypes)"
+        )
+    }
+
+    @Test("Every fuzz seed's run deallocates with its simulator and processes", arguments: 0..<40)
+    func fuzzRunDeallocates(seed: UInt64) {
+        let survivors = Survivors()
+        do {
+            guard let run = Fuzzer().run(seed: seed) else { return }
+            survivors.watch(run)
+            survivors.watch(run.simulator)
+            for app in run.scenario.apps {
+                guard let process = run.simulator.process(of: AppID(app.id)) else { continue }
+                survivors.watch(process)
+                survivors.watch(process.application)
+            }
+        }
+        #expect(survivors.alive == 0, "seed \(seed): \(survivors.alive) of \(survivors.count) objects are still alive")
+    }
+}
