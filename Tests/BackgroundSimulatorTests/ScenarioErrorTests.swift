@@ -150,6 +150,11 @@ struct ScenarioErrorTests {
         let tooManyApps = failure(#"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": ["# + apps + "]}")
         #expect(tooManyApps?.code == .limitExceeded)
         #expect(tooManyApps?.path == "apps")
+        let most = (0..<Scenario.maximumApps).map { #"{"id": "a\#($0)"}"# }.joined(separator: ",")
+        let largest = try? Scenario.decode(
+            from: Data((#"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": ["# + most + "]}").utf8)
+        )
+        #expect(largest?.apps.count == 10_000)
         let longID = String(repeating: "a", count: 256)
         #expect(
             failure(#"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": ""# + longID + #""}]}"#)?.code

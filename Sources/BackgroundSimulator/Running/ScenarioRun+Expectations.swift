@@ -9,8 +9,9 @@ extension ScenarioRun {
             failures.append("expected \(violations) invariant violations, saw \(simulator.violations.count)")
         }
         if let terminations = expected.terminations { failures += check(terminations) }
+        let runsByApp = Dictionary(grouping: simulator.taskRuns, by: \.app)  // one pass, however many apps
         for task in expected.tasks {
-            let count = simulator.taskRuns(of: AppID(task.app)).count { run in
+            let count = (runsByApp[AppID(task.app)] ?? []).count { run in
                 run.identifier == task.identifier && Self.matches(run.outcome, task.outcome)
             }
             if !task.count.matches(count) {

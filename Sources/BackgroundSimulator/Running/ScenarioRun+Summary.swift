@@ -10,11 +10,14 @@ extension ScenarioRun {
                 + "\(ScenarioTime.format(scenario.duration)) from \(scenario.start)",
             "  \(simulator.events.count) events, \(scenario.apps.count) apps, \(simulator.violations.count) violations",
         ]
+        // One pass over the events, the runs and the reports, whatever the number of apps.
+        let activity = AppActivity.tally(simulator)
         for app in scenario.apps.map({ AppID($0.id) }) {
+            let tally = activity[app] ?? AppActivity()
             lines.append("  \(app.bundleIdentifier)")
-            lines.append("    " + appActivity(app))
+            lines.append("    " + describe(app, tally))
             lines += waitLines(app)
-            for report in simulator.reports where report.app == app {
+            for report in tally.reports {
                 lines.append("    ended at \(clock.label(report.at)): \(report.reason) (\(report.explanation))")
             }
         }
@@ -37,29 +40,16 @@ extension ScenarioRun {
         return lines.joined(separator: "\n")
     }
 
-    private func appActivity(_ app: AppID) -> String {
-        var foreground = 0
-        var background = 0
-        var granted = 0
-        for event in simulator.events where event.app == app {
-            switch event.kind {
-            case .system(.stateChanged(_, let from, let to)) where !from.hasProcess:
-                if to == .background { background += 1 } else { foreground += 1 }
-            case .reply(_, .granted): granted += 1
-            default: break
-            }
-        }
-        let runs = simulator.taskRuns(of: app)
+    private func describe(_ app: AppID, _ tally: AppActivity) -> String {
         var outcomes: [String] = []
         for outcome in [TaskOutcome.succeeded, .failed, .killed] {
-            let count = runs.count { $0.outcome == outcome }
+            let count = tally.outcomes[outcome, default: 0]
             if count > 0 { outcomes.append("\(count) \(outcome.rawValue)") }
         }
-        let running = runs.count { $0.outcome == nil }
-        if running > 0 { outcomes.append("\(running) running") }
+        if tally.running > 0 { outcomes.append("\(tally.running) running") }
         let pending = simulator.pendingRequests(of: app).map { "\"\($0.identifier)\"" }
-        return "launches: \(foreground) by the user, \(background) in the background; "
-            + "assertions: \(granted); task runs: \(outcomes.isEmpty ? "none" : outcomes.joined(separator: ", "))"
+        return "launches: \(tally.foregroundLaunches) by the user, \(tally.backgroundLaunches) in the background; "
+            + "assertions: \(tally.granted); task runs: \(outcomes.isEmpty ? "none" : outcomes.joined(separator: ", "))"
             + (pending.isEmpty ? "" : "; pending: " + pending.joined(separator: ", "))
             + "; now \(simulator.state(of: app))"
     }
@@ -98,5 +88,44 @@ extension Scenario.Expectations {
         if lowPowerModeTurnedOn != nil { count += 1 }
         if minimumBatteryLevel != nil { count += 1 }
         return count
+    }
+}
+
+/// What one app did in a run, counted for the summary.
+struct AppActivity {
+    var foregroundLaunches = 0
+    var backgroundLaunches = 0
+    var granted = 0
+    var outcomes: [TaskOutcome: Int] = [:]
+    var running = 0
+    var reports: [TerminationReport] = []
+
+    /// Every app's activity, from one pass over the simulator's events, runs and reports.
+    @MainActor
+    static func tally(_ simulator: Simulator) -> [AppID: AppActivity] {
+        var activity: [AppID: AppActivity] = [:]
+        for event in simulator.events {
+            switch event.kind {
+            case .system(.stateChanged(let app, let from, let to)) where !from.hasProcess:
+                if to == .background {
+                    activity[app, default: AppActivity()].backgroundLaunches += 1
+                } else {
+                    activity[app, default: AppActivity()].foregroundLaunches += 1
+                }
+            case .reply(let app, .granted):
+                activity[app, default: AppActivity()].granted += 1
+            default:
+                break
+            }
+        }
+        for run in simulator.taskRuns {
+            if let outcome = run.outcome {
+                activity[run.app, default: AppActivity()].outcomes[outcome, default: 0] += 1
+            } else {
+                activity[run.app, default: AppActivity()].running += 1
+            }
+        }
+        for report in simulator.reports { activity[report.app, default: AppActivity()].reports.append(report) }
+        return activity
     }
 }

@@ -27,8 +27,9 @@ public struct Scenario: Sendable, Hashable {
     public static let formatVersion = 1
     /// The largest scenario file accepted: 16 MiB.
     public static let maximumFileSize = 16 << 20
-    /// The most apps a scenario may define.
-    public static let maximumApps = 100
+    /// The most apps a scenario may define: a phone has hundreds; ten thousand keep a scenario
+    /// of the largest file (``maximumFileSize``) and its run bounded.
+    public static let maximumApps = 10_000
     /// The most steps a timeline may have.
     public static let maximumSteps = 100_000
     /// The most step occurrences, repeats included, a timeline may expand to.
