@@ -149,6 +149,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // An iOS-style app whose entry point is `@main class AppDelegate: UIResponder, UIApplicationDelegate`,
+        // run under the embedded system (SIGTERM moves it to the background); AppDelegateMainTests runs it.
+        .executableTarget(
+            name: "AppDelegateExample",
+            dependencies: ["BackgroundExecution"],
+            path: "examples/AppDelegateExample",
+            swiftSettings: strictSettings
+        ),
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",
@@ -176,7 +184,7 @@ let package = Package(
             name: "BackgroundExecutionTests",
             dependencies: [
                 "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
-                "ExportService", "ExportServiceLifecycle",
+                "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -222,6 +230,14 @@ let package = Package(
                 "BackgroundExecution", "BackgroundTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // App code written the way iOS apps write it, in the Swift 6 language mode: it passes
+        // closures that capture non-Sendable state to APIs Apple imports @preconcurrency. It
+        // compiles with the warnings Xcode gives for the same code, not errors.
+        .testTarget(
+            name: "AppCodeSwift6Tests",
+            dependencies: ["BackgroundExecution", "BackgroundCore"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -26,15 +26,20 @@ struct RealClockShutdownTests {
     static var bgctl: URL { bgctlExecutable }
 
     func runUntilSignalled(_ arguments: [String]) throws -> Outcome {
+        try Self.runUntilSignalled(Self.bgctl, ["shutdown-example"] + arguments)
+    }
+
+    /// Runs `executable` until it prints "ready", sends it SIGTERM, and waits for its end.
+    static func runUntilSignalled(_ executable: URL, _ arguments: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = Self.bgctl
-        process.arguments = ["shutdown-example"] + arguments
+        process.executableURL = executable
+        process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        Self.killIfStillRunning(process, after: .seconds(30))
+        killIfStillRunning(process, after: .seconds(30))
         // Wait for "ready" so the signal handler is installed before SIGTERM arrives.
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("ready") {

@@ -84,6 +84,7 @@ public final class BGTaskScheduler: Sendable {
     }
 
     /// Calls `completionHandler`, on a background queue, with copies of the pending requests.
+    @preconcurrency
     public func getPendingTaskRequests(completionHandler: @escaping @Sendable ([BGTaskRequest]) -> Void) {
         let requests = UncheckedSendable(pendingRequestCopies())
         DispatchQueue.global().async { completionHandler(requests.value) }

@@ -23,12 +23,14 @@ extension ProcessInfo {
     ///   - reason: What the activity does, for logs and reports; must not be empty (an empty
     ///     reason is a fault, through ``BackgroundFault/hook``).
     ///   - block: The work; called on a background thread.
+    @preconcurrency
     public func performExpiringActivity(withReason reason: String, using block: @escaping @Sendable (Bool) -> Void) {
         performExpiringActivity(withReason: reason, application: .shared, using: block)
     }
 
     /// ``performExpiringActivity(withReason:using:)`` against a given application's system, for
     /// code that injects its `UIApplication` (and for tests on a ``ManualClock``).
+    @preconcurrency
     public func performExpiringActivity(
         withReason reason: String,
         application: UIApplication,

@@ -26,6 +26,7 @@ extension UIApplication {
     ///
     /// This overload records the caller's `#fileID`, `#line` and `#function` for reports; the
     /// plain two-argument overload (Apple's exact signature) serves protocol conformances.
+    @preconcurrency
     @discardableResult
     public nonisolated func beginBackgroundTask(
         withName taskName: String?,
@@ -41,6 +42,7 @@ extension UIApplication {
     /// name is generated from the calling function.
     ///
     /// See ``beginBackgroundTask(withName:expirationHandler:fileID:line:function:)``.
+    @preconcurrency
     @discardableResult
     public nonisolated func beginBackgroundTask(
         expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil,
@@ -55,6 +57,7 @@ extension UIApplication {
     /// `extension UIApplication: ThatProtocol {}`. Calls through it cannot capture the caller's
     /// source location; direct calls use the overload that does.
     @_disfavoredOverload
+    @preconcurrency
     @discardableResult
     public nonisolated func beginBackgroundTask(
         withName taskName: String?,
@@ -65,6 +68,7 @@ extension UIApplication {
 
     /// Apple's exact signature of the unnamed variant, for protocol conformances.
     @_disfavoredOverload
+    @preconcurrency
     @discardableResult
     public nonisolated func beginBackgroundTask(
         expirationHandler handler: (@MainActor @Sendable () -> Void)?

@@ -54,10 +54,13 @@ extension UIApplicationDelegate {
 
 /// UIKit's base class for objects that handle events, here only so that
 /// `class AppDelegate: UIResponder, UIApplicationDelegate` compiles unchanged; it adds nothing.
+///
+/// Its initializer is `required` (UIKit's is not): an `@main` app delegate's ``UIApplicationDelegate/main()``
+/// creates the delegate from its type, as `UIApplicationMain` does from the class name.
 @MainActor
 open class UIResponder: NSObject {
     /// Creates a responder.
-    public override init() {
+    public required override init() {
         super.init()
     }
 }
