@@ -79,6 +79,7 @@ struct FuzzCommand: AsyncParsableCommand {
                 progress.finish()
                 Swift.print("seed \(seed): event log")
                 Swift.print(run.simulator.logText(verbose: log == .verbose))
+                fflush(nil)  // before the result, which goes straight to the file descriptor
             }
             guard let finding = fuzzer.check(seed: seed) else { continue }
             var written: String?
