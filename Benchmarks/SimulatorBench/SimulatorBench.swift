@@ -14,6 +14,15 @@
 //       (the pure core, no apps, no device, no log): what any simulator must at least spend;
 //   (d) fuzzing: Fuzzer().check(seed:) over 200 seeds, seeds per second.
 // Target: (a) under 1 s.
+//
+// Two more modes:
+//
+//     swift run -c release SimulatorBench --growth 20,100,1000 [rounds, default 3]
+//         the same month with N apps (the apps are the same kind of app, N of them): rows (a),
+//         (b) and (c) per app count, and the cost per system event;
+//     swift run -c release SimulatorBench --memory 50000 [report every, default 5000]
+//         fuzz seeds 0..<N in this one process, printing the resident set size (VmRSS) as it goes:
+//         flat when a finished run leaves nothing behind.
 
 import BackgroundSimulator
 import Foundation
@@ -27,8 +36,92 @@ struct SimulatorBench {
             print("written: \(arguments[1])")
             return
         }
+        if arguments.first == "--growth", arguments.count >= 2 {
+            let counts = arguments[1].split(separator: ",").compactMap { Int($0) }
+            let rounds = arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
+            try await MainActor.run { try growth(counts, rounds: rounds) }
+            return
+        }
+        if arguments.first == "--memory", arguments.count >= 2, let seeds = UInt64(arguments[1]) {
+            let every = arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 5000
+            await MainActor.run { memory(seeds: seeds, every: every) }
+            return
+        }
         let rounds = arguments.first.flatMap(Int.init) ?? 5
         try await MainActor.run { try measure(rounds: rounds) }
+    }
+
+    /// Fuzzes seeds 0..<seeds in this process and prints the resident set size every `every` seeds.
+    @MainActor
+    static func memory(seeds: UInt64, every: UInt64) {
+        let fuzzer = Fuzzer()
+        let started = ContinuousClock.now
+        print("seeds\tVmRSS (KiB)\tseconds")
+        print("0\t\(residentKiB())\t0")
+        var findings = 0
+        for seed in 0..<seeds {
+            if fuzzer.check(seed: seed) != nil { findings += 1 }
+            if (seed + 1) % every == 0 {
+                let elapsed = (ContinuousClock.now - started).seconds
+                print("\(seed + 1)\t\(residentKiB())\t\(String(format: "%.1f", elapsed))")
+            }
+        }
+        print("findings: \(findings)")
+    }
+
+    /// The process's resident set size, from /proc/self/status.
+    static func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+        }
+        return -1
+    }
+
+    /// The month with each app count: the whole simulator with and without invariant checks, the
+    /// core replay floor, and the cost per system event, side by side.
+    @MainActor
+    static func growth(_ counts: [Int], rounds: Int) throws {
+        print("| apps | system events | (a) checked | (b) unchecked | (c) core replay | (a) µs/event | (c) µs/event |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for count in counts {
+            let scenario = month(apps: count)
+            var checked: [Double] = []
+            var unchecked: [Double] = []
+            var replay: [Double] = []
+            var events = 0
+            for _ in 1...rounds {
+                var started = ContinuousClock.now
+                let run = try ScenarioRun(scenario)
+                checked.append((ContinuousClock.now - started).seconds)
+                precondition(run.passed, "\(count) apps: \(run.failures) \(run.simulator.violations.prefix(3))")
+                started = ContinuousClock.now
+                _ = try ScenarioRun(scenario, checksInvariants: false)
+                unchecked.append((ContinuousClock.now - started).seconds)
+                let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
+                    .systemEvents
+                events = recorded.count
+                replay.append(replayed(recorded))
+            }
+            let a = checked.min()!
+            let c = replay.min()!
+            print(
+                "| \(count) | \(events) | \(ms(a)) | \(ms(unchecked.min()!)) | \(ms(c)) | "
+                    + "\(String(format: "%.2f", a / Double(events) * 1e6)) | \(String(format: "%.2f", c / Double(events) * 1e6)) |"
+            )
+        }
+    }
+
+    /// Replays recorded system events into a bare core; returns the seconds it took.
+    static func replayed(_ recorded: [(at: Instant, event: Event)]) -> Double {
+        let started = ContinuousClock.now
+        var core = BackgroundSystem(policy: .iOS, device: DeviceConditions())
+        var effects: [Effect] = []
+        for (at, event) in recorded {  // the month has no reboot: one system throughout
+            effects.removeAll(keepingCapacity: true)
+            try? core.handle(event, at: at, into: &effects)
+        }
+        return (ContinuousClock.now - started).seconds
     }
 
     @MainActor
@@ -97,7 +190,7 @@ struct SimulatorBench {
     /// 10 s in the background; the phone is locked between uses, charges at night, rides a
     /// cellular commute, and sits idle overnight.
     @MainActor
-    static func month() -> Scenario {
+    static func month(apps appCount: Int = 20) -> Scenario {
         var apps: [Scenario.App] = []
         var timeline: [Scenario.Step] = [
             .init(at: .clock(day: 1, time: .init(hour: 7, minute: 0)), repeat: .daily, event: .device(.unplug)),
@@ -114,7 +207,7 @@ struct SimulatorBench {
             .init(at: .clock(day: 1, time: .init(hour: 23, minute: 0)), repeat: .daily, event: .user(.lock)),
             .init(at: .clock(day: 1, time: .init(hour: 23, minute: 30)), repeat: .daily, event: .device(.plugIn)),
         ]
-        for index in 0..<20 {
+        for index in 0..<appCount {
             let id = "com.example.app\(index)"
             let refresh = id + ".refresh"
             let cleanup = id + ".cleanup"
@@ -177,7 +270,7 @@ struct SimulatorBench {
             }
         }
         return Scenario(
-            name: "30 days, 20 apps",
+            name: "30 days, \(appCount) apps",
             description: "The simulator benchmark: a month of a busy phone (Benchmarks/SimulatorBench).",
             seed: 1,
             duration: .seconds(30 * 86_400),
