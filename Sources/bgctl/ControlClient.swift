@@ -8,8 +8,13 @@ struct LiveAppOptions: ParsableArguments {
     @Option(help: "The app's bundle identifier.")
     var app: String
 
-    @Option(help: "The process identifier of the running app.")
-    var pid: Int32
+    @Option(
+        help: """
+            The process identifier of the running app, when several processes of it run. It only \
+            chooses which control socket to use; the process answering must be that pid.
+            """
+    )
+    var pid: Int32?
 
     @Option(help: "The app's control directory (default: the embedded system's default for --app).")
     var controlDirectory: String?
@@ -21,67 +26,62 @@ struct LiveAppOptions: ParsableArguments {
         guard timeout.isFinite, timeout > 0 else {
             throw ValidationError("--timeout must be a number of seconds above 0")
         }
+        if let pid, pid <= 0 { throw ValidationError("--pid must be a process identifier above 0") }
     }
 }
 
 extension LiveAppOptions {
     /// Options built from another command's flags (parsed, so every default is set).
-    static func with(app: String, pid: Int32, controlDirectory: String?) throws -> LiveAppOptions {
+    static func with(app: String, pid: Int32?, controlDirectory: String?) throws -> LiveAppOptions {
         let directory = controlDirectory.map { ["--control-directory", $0] } ?? []
-        return try LiveAppOptions.parse(["--app", app, "--pid", String(pid)] + directory)
+        return try LiveAppOptions.parse(["--app", app] + (pid.map { ["--pid", String($0)] } ?? []) + directory)
     }
 }
 
-/// Sends a debug command to a running app and returns its answer.
+/// Sends a debug command to a running app over its control socket and prints the answer.
 ///
-/// Writes `<uuid>.request` into the app's control directory (atomically), sends SIGUSR1, and
-/// waits for `<uuid>.response`.
+/// Never signals a process and never writes a file: the app's socket is found in its control
+/// directory (which must be this user's, mode 0700), and the process listening on it must run
+/// as this user (or root) and be the pid its socket's name claims.
 enum ControlClient {
-    static func send(_ command: DebugCommand, to options: LiveAppOptions) throws -> String {
+    /// Sends `command` and prints the reply. Failures are ``CommandFailure``s: 69 not running,
+    /// 77 refused (directory or listener), 75 timed out, 65 bad reply or rejected request, 64
+    /// several processes and no --pid; an unknown task identifier is a negative answer (1).
+    static func run(_ command: DebugCommand, options: LiveAppOptions) throws {
         let directory =
-            options.controlDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? DebugCommand.defaultControlDirectory(for: AppID(options.app))
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw CommandFailure(
-                .unavailable,
-                directory.path,
-                "no control directory: is the app running, and does it call acceptDebugCommands()?"
-            )
+            options.controlDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            ?? StateDirectories.current.controlDirectory(for: AppID(options.app))
+        guard let directory else {
+            throw CommandFailure(.usage, "--control-directory", "no default: set HOME or XDG_STATE_HOME to an absolute path")
         }
-        let name = UUID().uuidString
-        let request = directory.appendingPathComponent(name + ".request")
-        let response = directory.appendingPathComponent(name + ".response")
+        let subject = "app \(ControlCharacters.escaped(options.app))"
+        let reply: DebugReply
         do {
-            try JSONEncoder().encode(command).write(to: request, options: .atomic)
+            reply = try ControlEndpoint.send(command, directory: directory, pid: options.pid, timeout: options.timeout)
         } catch {
-            throw CommandFailure(error, subject: request.path, defaultStatus: .cannotCreateOutput)
-        }
-        guard kill(options.pid, SIGUSR1) == 0 else {
-            let code = errno
-            try? FileManager.default.removeItem(at: request)
-            throw CommandFailure(
-                code == EPERM ? .permissionDenied : .unavailable,
-                "process \(options.pid)",
-                "cannot signal it: \(String(cString: strerror(code)))"
-            )
-        }
-        let deadline = Date(timeIntervalSinceNow: options.timeout)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: response.path) {
-                try? FileManager.default.removeItem(at: response)
-                return String(decoding: data, as: UTF8.self)
+            let reason = ControlCharacters.escaped(error.description)
+            switch error {
+            case .unavailable: throw CommandFailure(.unavailable, subject, reason)
+            case .refused: throw CommandFailure(.permissionDenied, subject, reason)
+            case .ambiguous: throw CommandFailure(.usage, subject, reason)
+            case .timedOut: throw CommandFailure(.timedOut, subject, reason)
+            case .badReply: throw CommandFailure(.badInput, subject, reason)
             }
-            usleep(20_000)
         }
-        try? FileManager.default.removeItem(at: request)
-        throw CommandFailure(.timedOut, "process \(options.pid)", "did not answer within \(options.timeout) s")
+        try finish(reply)
     }
 
-    /// Prints an answer; an answer that starts with "error:" (an unknown task identifier) is a
-    /// negative answer, exit status 1.
-    static func finish(_ answer: String) throws {
-        print(answer, terminator: "")
-        let unknown = answer.contains(": no pending task request with this identifier\n")
-        if answer.hasPrefix("error:") || unknown { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+    /// Prints a reply (control characters escaped); an unknown identifier is a negative answer.
+    static func finish(_ reply: DebugReply) throws {
+        let text = ControlCharacters.escapedLines(reply.text)
+        switch reply.outcome {
+        case .done:
+            print(text, terminator: "")
+        case .notFound:
+            print(text, terminator: "")
+            throw ExitCode(ExitStatus.negativeAnswer.rawValue)
+        case .rejected:
+            throw CommandFailure(.badInput, "request", text)
+        }
     }
 }

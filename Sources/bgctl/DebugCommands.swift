@@ -9,7 +9,7 @@ struct WhyCommand: AsyncParsableCommand {
         commandName: "why",
         abstract: "Explain why a pending task request has not run, and the earliest it could.",
         discussion: """
-            With --pid, asks the running app for the eligibility of a pending request: every \
+            Without --store or --scenario, asks the running app (over its control socket) for the eligibility of a pending request: every \
             unmet condition (device conditions such as external power, network or idle; timed \
             ones such as earliestBeginDate, rate limiting or the budget), the deciding factor, \
             and the earliest possible run. With --store instead, answers from the app's store \
@@ -31,7 +31,7 @@ struct WhyCommand: AsyncParsableCommand {
     @Option(help: "The app's bundle identifier (with --scenario: default its first app).")
     var app: String?
 
-    @Option(help: "The process identifier of the running app.")
+    @Option(help: "The process identifier of the running app, when several run (chooses its control socket).")
     var pid: Int32?
 
     @Option(help: "The app's store (SQLite), to explain without a running process. Opened read-only.")
@@ -72,16 +72,18 @@ struct WhyCommand: AsyncParsableCommand {
     var controlDirectory: String?
 
     func validate() throws {
-        let sourcesGiven = [pid != nil, store != nil, scenario != nil].filter { $0 }.count
-        guard sourcesGiven == 1 else {
-            throw ValidationError("give one of --pid (a running app), --store (one that is not running) or --scenario")
+        let offline = [store != nil, scenario != nil].filter { $0 }.count
+        guard offline <= 1, pid == nil || offline == 0 else {
+            throw ValidationError(
+                "give --store (an app that is not running), --scenario, or neither to ask the running app (--pid chooses its process)"
+            )
         }
         if scenario == nil && app == nil { throw ValidationError("give --app") }
-        if pid != nil && (format.json || bundle != nil) {
-            // Partial: a running app answers in text over today's control channel; --json needs
-            // the structured answers of the redesigned channel (hardening issue).
+        if offline == 0 && (format.json || bundle != nil) {
+            // Partial: a running app answers in text (the control socket's reply carries text);
+            // --json needs the explanation as data in the reply.
             throw ValidationError(
-                "--json and --bundle need --store or --scenario; a running app (--pid) answers in text"
+                "--json and --bundle need --store or --scenario; a running app answers in text"
             )
         }
         if at != nil && scenario == nil { throw ValidationError("--at needs --scenario") }
@@ -89,10 +91,10 @@ struct WhyCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        if let pid, let app {
+        if store == nil, scenario == nil, let app {
             let command = DebugCommand(action: history ? .whyWithHistory : .why, identifier: identifier)
             let live = try LiveAppOptions.with(app: app, pid: pid, controlDirectory: controlDirectory)
-            return try ControlClient.finish(ControlClient.send(command, to: live))
+            return try ControlClient.run(command, options: live)
         }
         if let bundle { try PathCheck.creatableFile(bundle) }
         if let scenario { try PathCheck.readableFile(scenario) }
@@ -160,7 +162,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var live: LiveAppOptions
 
     func run() throws {
-        try ControlClient.finish(ControlClient.send(DebugCommand(action: .status), to: live))
+        try ControlClient.run(DebugCommand(action: .status), options: live)
     }
 }
 
@@ -174,7 +176,7 @@ protocol TaskHookCommand: ParsableCommand {
 extension TaskHookCommand {
     func run() throws {
         let command = DebugCommand(action: Self.action, identifier: identifier)
-        try ControlClient.finish(ControlClient.send(command, to: live))
+        try ControlClient.run(command, options: live)
     }
 }
 

@@ -13,8 +13,8 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
             Registers com.example.scheduler.refresh (BGAppRefreshTaskRequest, not before \
             --refresh-delay seconds) and com.example.scheduler.cleanup (BGProcessingTaskRequest \
             needing external power), prints 'ready pid <pid>', and runs until SIGTERM. Try \
-            `bgctl why --app com.example.scheduler --pid <pid>` and \
-            `bgctl simulate-launch com.example.scheduler.cleanup --app com.example.scheduler --pid <pid>`.
+            `bgctl why --app com.example.scheduler` and \
+            `bgctl simulate-launch com.example.scheduler.cleanup --app com.example.scheduler`.
             """
     )
 
@@ -37,8 +37,16 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Checked before anything starts, so a bad path never follows a service that said it was up.
-        let controlURL = try controlDirectory.map { try PathCheck.creatableDirectory($0) }
+        // Checked before anything starts (and created 0700) by acceptDebugCommands, component by component, without
+        // following links: a plain existence check here would follow them.
+        let controlURL = controlDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        if let controlDirectory, let controlURL {
+            do {
+                _ = try SecureDirectory.open(controlURL.path, access: .privateToOwner, creating: true)
+            } catch {
+                throw CommandFailure(.cannotCreateOutput, controlDirectory, error.description)
+            }
+        }
         let manifest = AppManifest(
             bundleIdentifier: "com.example.scheduler",
             permittedTaskIdentifiers: ["com.example.scheduler.refresh", "com.example.scheduler.cleanup"],
@@ -70,11 +78,7 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
         do {
             try system.acceptDebugCommands(in: controlURL)
         } catch {
-            throw CommandFailure(
-                error,
-                subject: controlDirectory ?? "the control directory",
-                defaultStatus: .cannotCreateOutput
-            )
+            throw CommandFailure(.cannotCreateOutput, controlDirectory ?? "the control directory", error.message)
         }
         UIApplication.bootstrap(system)
         let scheduler = BGTaskScheduler.shared

@@ -28,5 +28,6 @@ public struct AppID: Sendable, Hashable, Comparable, Codable, CustomStringConver
 
     public static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.bundleIdentifier < rhs.bundleIdentifier }
 
-    public var description: String { bundleIdentifier }
+    /// The bundle identifier, with control characters escaped (it is shown in logs and reports).
+    public var description: String { ControlCharacters.escaped(bundleIdentifier) }
 }

@@ -61,7 +61,7 @@ public struct CallSite: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `File.swift:42 in function()`.
-    public var description: String { "\(fileID):\(line) in \(function)" }
+    public var description: String { ControlCharacters.escaped("\(fileID):\(line) in \(function)") }
 
     public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
         lhs.line == rhs.line && lhs.fileID == rhs.fileID && lhs.function == rhs.function

@@ -32,16 +32,20 @@ extension TerminationReport {
     ///       Notes/UploadManager.swift:42 in upload()
     /// ```
     public func renderText(process: ProcessInfo? = nil) -> String {
-        let name = process?.processName ?? app.bundleIdentifier
+        // Every value that comes from outside (names, identifiers) is escaped: a newline in an
+        // assertion's name must not forge a report line.
+        let name = ControlCharacters.escaped(process?.processName ?? app.bundleIdentifier)
         let pidText = process?.pid.map { " [\($0)]" } ?? ""
         var lines = [
-            "Incident Identifier: \(app.bundleIdentifier)-\(incident)",
+            "Incident Identifier: \(app)-\(incident)",
             "Process:             \(name)\(pidText)",
-            "Identifier:          \(app.bundleIdentifier)",
+            "Identifier:          \(app)",
         ]
-        if let wall = process?.wallClockTime { lines.append("Date/Time:           \(wall)") }
+        if let wall = process?.wallClockTime {
+            lines.append("Date/Time:           \(ControlCharacters.escaped(wall))")
+        }
         lines.append("System Time:         \(at)")
-        lines.append("Policy:              \(policyName)")
+        lines.append("Policy:              \(ControlCharacters.escaped(policyName))")
         lines.append("State Before:        \(stateBefore)")
         switch reason {
         case .watchdog(let code):
@@ -53,7 +57,7 @@ extension TerminationReport {
         case .userForceQuit, .systemReclaimed:
             lines.append("Termination Reason:  \(reason)")
         }
-        lines.append("Termination Description: \(explanation)")
+        lines.append("Termination Description: \(ControlCharacters.escaped(explanation))")
         lines.append("")
         lines.append(contentsOf: renderLeaks())
         if !uncompletedTasks.isEmpty {
@@ -62,7 +66,7 @@ extension TerminationReport {
             for task in uncompletedTasks {
                 let held = (at - task.startedAt).formattedSeconds
                 lines.append(
-                    "  \"\(task.identifier)\" (\(task.kind), \(task.run)) handed over at \(task.startedAt), \(held) s before termination"
+                    "  \"\(ControlCharacters.escaped(task.identifier))\" (\(task.kind), \(task.run)) handed over at \(task.startedAt), \(held) s before termination"
                 )
             }
         }
@@ -82,7 +86,7 @@ extension TerminationReport {
             let held = (at - leak.beganAt).formattedSeconds
             let expiry = leak.expirationDelivered ? ", expiration handler was called" : ""
             lines.append(
-                "  #\(leak.id) \"\(leak.name)\" begun at \(leak.beganAt) (\(held) s before termination\(expiry))"
+                "  #\(leak.id) \"\(ControlCharacters.escaped(leak.name))\" begun at \(leak.beganAt) (\(held) s before termination\(expiry))"
             )
             lines.append("      \(leak.origin)")
         }

@@ -5,106 +5,102 @@ extension EmbeddedSystem {
     /// Accepts `bgctl`'s debug commands (`why`, `status`, `simulate-launch`,
     /// `simulate-expiration`) while the process runs.
     ///
-    /// Creates the app's control directory with mode 0700 (only this user can use it) and
-    /// answers each `*.request` file found there when SIGUSR1 arrives, writing
-    /// `<name>.response` next to it. The iOS debugger hooks work only on a device with a
-    /// debugger attached; this is their equivalent for a running Linux process.
+    /// Listens on a Unix-domain socket of this process alone, `<pid>.<nonce>.sock` (mode
+    /// `0600`) in the app's control directory (mode `0700`, owned by this user, created so
+    /// under any umask; an existing one that is a symbolic link, owned by someone else or open
+    /// to others is refused). Callers are checked with `SO_PEERCRED`: only this user and root
+    /// are answered. Commands are served on a thread of their own, never on the signal path.
+    /// The iOS debugger hooks work only on a device with a debugger attached; this is their
+    /// equivalent for a running Linux process.
     ///
     /// - Parameter directory: The control directory; by default
-    ///   ``DebugCommand/defaultControlDirectory(for:)``.
-    /// - Throws: The file system's error if the directory cannot be created.
-    public func acceptDebugCommands(in directory: URL? = nil) throws {
-        let directory = directory ?? DebugCommand.defaultControlDirectory(for: app)
-        try FileManager.default.createDirectory(
-            at: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        SignalPipe.listen(to: SIGUSR1) { [weak self] in self?.answerDebugRequests(in: directory) }
-    }
-
-    /// Answers every pending request file in the directory.
-    func answerDebugRequests(in directory: URL) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names.sorted() where name.hasSuffix(".request") {
-            let request = directory.appendingPathComponent(name)
-            let response = directory.appendingPathComponent(String(name.dropLast(".request".count)) + ".response")
-            let answer: String
-            do {
-                let data = try readBounded(request)
-                answer = try run(DebugCommand.decode(data))
-            } catch {
-                answer = "error: \(error)\n"
+    ///   ``StateDirectories/controlDirectory(for:)`` of ``StateDirectories/current``.
+    /// - Throws: ``DebugChannelError`` naming the directory and what is wrong with it.
+    public func acceptDebugCommands(in directory: URL? = nil) throws(DebugChannelError) {
+        guard let path = directory?.path ?? StateDirectories.current.controlDirectory(for: app) else {
+            throw DebugChannelError(
+                "no control directory: set BACKGROUND_CONTROL_DIR, XDG_STATE_HOME or HOME to an absolute path"
+            )
+        }
+        let logger = configuration.logger
+        do {
+            let secure = try SecureDirectory.open(path, access: .privateToOwner, creating: true)
+            let server = try ControlServer.start(in: secure, log: { logger.warning("\($0)") }) { [weak self] in
+                self?.run($0) ?? DebugReply(.rejected, "the app is shutting down\n")
             }
-            try? FileManager.default.removeItem(at: request)
-            try? Data(answer.utf8).write(to: response, options: .atomic)
+            logger.info("accepting debug commands at \(ControlCharacters.escaped(path))/\(server.socketName)")
+        } catch let error as SecureDirectoryError {
+            throw DebugChannelError("control directory \(error)")
+        } catch {
+            throw DebugChannelError("control directory \(ControlCharacters.escaped(path)): \(error)")
         }
     }
 
-    private func readBounded(_ url: URL) throws -> Data {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        return try handle.read(upToCount: DebugCommand.maximumRequestSize + 1) ?? Data()
-    }
-
-    /// Carries out one command and returns its answer as text.
-    public func run(_ command: DebugCommand) -> String {
+    /// Carries out one command and returns its answer. Names in the text have their control
+    /// characters escaped.
+    public func run(_ command: DebugCommand) -> DebugReply {
+        let identifier = ControlCharacters.escaped(command.identifier ?? "")
         switch command.action {
         case .why:
             return explain(identifier: command.identifier)
         case .whyWithHistory:
             return explainWithHistory(identifier: command.identifier)
         case .status:
-            return statusText()
+            return DebugReply(.done, statusText())
         case .simulateLaunch:
-            let identifier = command.identifier ?? ""
-            guard pendingTaskRequests().contains(where: { $0.identifier == identifier }) else {
-                return "error: no pending task request with identifier \(identifier)\n"
+            guard pendingTaskRequests().contains(where: { $0.identifier == command.identifier }) else {
+                return DebugReply(.notFound, "no pending task request with identifier \(identifier)\n")
             }
-            simulateLaunch(forTaskWithIdentifier: identifier)
-            return "Simulating launch for task with identifier \(identifier)\n"
+            simulateLaunch(forTaskWithIdentifier: command.identifier ?? "")
+            return DebugReply(.done, "Simulating launch for task with identifier \(identifier)\n")
         case .simulateExpiration:
-            let identifier = command.identifier ?? ""
-            guard runningTasks.contains(where: { $0.request.identifier == identifier }) else {
-                return "error: no running task with identifier \(identifier)\n"
+            guard runningTasks.contains(where: { $0.request.identifier == command.identifier }) else {
+                return DebugReply(.notFound, "no running task with identifier \(identifier)\n")
             }
-            simulateExpiration(forTaskWithIdentifier: identifier)
-            return "Simulating expiration for task with identifier \(identifier)\n"
+            simulateExpiration(forTaskWithIdentifier: command.identifier ?? "")
+            return DebugReply(.done, "Simulating expiration for task with identifier \(identifier)\n")
         }
     }
 
-    private func explain(identifier: String?) -> String {
+    private func explain(identifier: String?) -> DebugReply {
         let identifiers = identifier.map { [$0] } ?? pendingTaskRequests().map(\.identifier)
-        guard !identifiers.isEmpty else { return "no pending task requests\n" }
-        return identifiers.map { identifier in
+        guard !identifiers.isEmpty else { return DebugReply(.done, "no pending task requests\n") }
+        var found = false
+        let text = identifiers.map { identifier in
             guard let why = eligibility(forTaskWithIdentifier: identifier) else {
-                return "\(identifier): no pending task request with this identifier\n"
+                return "\(ControlCharacters.escaped(identifier)): no pending task request with this identifier\n"
             }
-            return why.renderText(formatInstant: formatWallClock)
+            found = true
+            return ControlCharacters.escapedLines(why.renderText(formatInstant: formatWallClock))
         }.joined()
+        return DebugReply(found ? .done : .notFound, text)
     }
 
-    private func explainWithHistory(identifier: String?) -> String {
+    private func explainWithHistory(identifier: String?) -> DebugReply {
         let now = self.now
         let identifiers = identifier.map { [$0] } ?? state.withLock { $0.core.explainedIdentifiers(of: app) }
-        guard !identifiers.isEmpty else { return "nothing pending and no run recorded\n" }
-        return identifiers.map { identifier in
+        guard !identifiers.isEmpty else { return DebugReply(.done, "nothing pending and no run recorded\n") }
+        var found = false
+        let text = identifiers.map { identifier in
             guard let explanation = state.withLock({ $0.core.explanation(of: app, identifier: identifier, at: now) })
-            else { return "\(identifier): no pending task request with this identifier\n" }
-            return explanation.renderText(formatInstant: formatWallClock)
+            else { return "\(ControlCharacters.escaped(identifier)): no pending task request with this identifier\n" }
+            found = true
+            return ControlCharacters.escapedLines(explanation.renderText(formatInstant: formatWallClock))
         }.joined()
+        return DebugReply(found ? .done : .notFound, text)
     }
 
     private func statusText() -> String {
-        var lines = ["\(app): \(lifecycleState)"]
+        var lines = ["\(ControlCharacters.escaped(app.bundleIdentifier)): \(lifecycleState)"]
         for request in pendingTaskRequests() {
             let earliest = request.earliestBegin.map(formatWallClock) ?? "now"
-            lines.append("  pending \(request.identifier) (\(request.kind)), earliest \(earliest)")
+            lines.append(
+                "  pending \(ControlCharacters.escaped(request.identifier)) (\(request.kind)), earliest \(earliest)"
+            )
         }
         for run in runningTasks {
             lines.append(
-                "  running \(run.request.identifier) (\(run.request.kind)), since \(formatWallClock(run.startedAt))"
+                "  running \(ControlCharacters.escaped(run.request.identifier)) (\(run.request.kind)), since \(formatWallClock(run.startedAt))"
             )
         }
         return lines.joined(separator: "\n") + "\n"
@@ -114,4 +110,16 @@ extension EmbeddedSystem {
     func formatWallClock(_ instant: Instant) -> String {
         ISO8601DateFormatter().string(from: date(for: instant))
     }
+}
+
+/// The debug channel could not be opened.
+public struct DebugChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the directory.
+    public let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
 }

@@ -40,7 +40,7 @@ extension EmbeddedSystem {
         case .scheduleWakeup, .cancelWakeup:
             syncWakeup()  // from the core's current deadline, not this effect's: effects can arrive out of order
         case .log(let record):
-            configuration.logger.log(level: record.level.swiftLogLevel, "\(record.message)")
+            configuration.logger.log(level: record.level.swiftLogLevel, "\(ControlCharacters.escaped(record.message))")
         case .fault(_, let message):
             BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
         case .taskFinished(_, let id, let outcome):

@@ -144,17 +144,12 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     /// The exit status after a watchdog termination: 70, `EX_SOFTWARE` in `sysexits.h`.
     public static let watchdogExitStatus: Int32 = 70
 
-    /// `$BACKGROUND_REPORTS_DIR`, else `$XDG_STATE_HOME/background-execution/reports`, else
-    /// `~/.local/state/background-execution/reports`.
-    public static var defaultReportsDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let explicit = environment["BACKGROUND_REPORTS_DIR"], !explicit.isEmpty {
-            return URL(fileURLWithPath: explicit, isDirectory: true)
-        }
-        let state =
-            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() + "/.local/state")
-        return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/reports")
+    /// ``StateDirectories/reports`` of ``StateDirectories/current``: `$BACKGROUND_REPORTS_DIR`,
+    /// else `$XDG_STATE_HOME/background-execution/reports`, else
+    /// `$HOME/.local/state/background-execution/reports` (relative values are ignored); nil when
+    /// no usable home directory is known.
+    public static var defaultReportsDirectory: URL? {
+        StateDirectories.current.reports.map { URL(fileURLWithPath: $0, isDirectory: true) }
     }
 
     /// The system `UIApplication.shared` uses unless bootstrapped elsewhere: this process,

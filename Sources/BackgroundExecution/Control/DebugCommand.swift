@@ -3,8 +3,9 @@ public import Foundation
 /// A command sent to a running app's embedded system from outside, by `bgctl`.
 ///
 /// The debugger hooks of iOS (`_simulateLaunchForTaskWithIdentifier:`) need a debugger
-/// attached to the app; here `bgctl` drops a request file into the app's control directory and
-/// sends SIGUSR1. Requests come from another process, so they are bounded and validated.
+/// attached to the app; here `bgctl` sends the command, as one JSON ``ControlFrame``, to the
+/// app's control socket (see ``EmbeddedSystem/acceptDebugCommands(in:)``). Requests come from
+/// another process, so they are bounded and validated.
 public struct DebugCommand: Codable, Sendable, Hashable {
     /// What to do.
     public enum Action: String, Codable, Sendable, Hashable {
@@ -59,21 +60,6 @@ public struct DebugCommand: Codable, Sendable, Hashable {
             throw DebugCommandError("\(command.action.rawValue) needs a task identifier")
         }
         return command
-    }
-
-    /// The default control directory of an app: `$BACKGROUND_CONTROL_DIR/<bundle>`, else
-    /// `$XDG_STATE_HOME/background-execution/control/<bundle>`, else under `~/.local/state`.
-    public static func defaultControlDirectory(for app: AppID) -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL
-        if let explicit = environment["BACKGROUND_CONTROL_DIR"], !explicit.isEmpty {
-            base = URL(fileURLWithPath: explicit, isDirectory: true)
-        } else {
-            let state =
-                environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/state")
-            base = URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("background-execution/control")
-        }
-        return base.appendingPathComponent(app.bundleIdentifier, isDirectory: true)
     }
 }
 

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is at the other end of a Unix-domain socket, as the kernel recorded it (`SO_PEERCRED`):
+/// the credentials the peer had when it called `connect` or `listen`, which it cannot forge.
+package struct PeerCredentials: Sendable, Hashable {
+    /// The peer's process id.
+    package var pid: Int32
+    /// The peer's effective user id.
+    package var uid: UInt32
+    /// The peer's effective group id.
+    package var gid: UInt32
+}
+
+extension SystemCall {
+    /// The longest socket path `sockaddr_un` holds, without its terminating zero.
+    package static let maximumSocketPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// A blocking, close-on-exec Unix-domain stream socket.
+    package static func unixStreamSocket() throws(SystemCallError) -> Int32 {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        return try retrying("socket") { Glibc.socket(AF_UNIX, type, 0) }
+    }
+
+    /// `bind(2)` to a path.
+    package static func bind(_ descriptor: Int32, to path: String) throws(SystemCallError) {
+        var address = try socketAddress(path)
+        _ = try retrying("bind", path) {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+    }
+
+    /// `connect(2)` to a path. Not retried on `EINTR`: a connect in progress cannot be restarted.
+    package static func connect(_ descriptor: Int32, to path: String) throws(SystemCallError) {
+        var address = try socketAddress(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result == -1 { throw SystemCallError(call: "connect", subject: path, code: errno) }
+    }
+
+    /// `listen(2)`.
+    package static func listen(_ descriptor: Int32, backlog: Int32) throws(SystemCallError) {
+        _ = try retrying("listen") { Glibc.listen(descriptor, backlog) }
+    }
+
+    /// `accept(2)`, the new descriptor made close-on-exec.
+    package static func accept(_ descriptor: Int32) throws(SystemCallError) -> Int32 {
+        let connection = try retrying("accept") { Glibc.accept(descriptor, nil, nil) }
+        do {
+            try setFlags(connection, descriptor: FD_CLOEXEC)
+        } catch {
+            close(connection)
+            throw error
+        }
+        return connection
+    }
+
+    /// Sets the receive and send timeouts (`SO_RCVTIMEO`, `SO_SNDTIMEO`): a blocked `read` or
+    /// `write` fails with `EAGAIN` after `seconds`.
+    package static func setTimeouts(_ descriptor: Int32, seconds: Double) throws(SystemCallError) {
+        let whole = seconds.rounded(.down)
+        var value = timeval(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            _ = try retrying("setsockopt") {
+                Glibc.setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+            }
+        }
+    }
+
+    /// The peer's credentials (`getsockopt(SO_PEERCRED)`).
+    package static func peerCredentials(of descriptor: Int32) throws(SystemCallError) -> PeerCredentials {
+        // `struct ucred` is { pid_t pid; uid_t uid; gid_t gid; }; Glibc's module map hides it.
+        var raw: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: raw))
+        _ = try retrying("getsockopt(SO_PEERCRED)") {
+            Glibc.getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &raw, &length)
+        }
+        return PeerCredentials(pid: raw.0, uid: raw.1, gid: raw.2)
+    }
+
+    private static func socketAddress(_ path: String) throws(SystemCallError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= maximumSocketPathLength, !bytes.contains(0) else {
+            throw SystemCallError(call: "sockaddr_un", subject: path, code: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        return address
+    }
+}
