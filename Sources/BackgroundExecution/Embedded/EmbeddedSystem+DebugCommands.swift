@@ -25,9 +25,10 @@ extension EmbeddedSystem {
         let logger = configuration.logger
         do {
             let secure = try SecureDirectory.open(path, access: .privateToOwner, creating: true)
-            let server = try ControlServer.start(in: secure, log: { logger.warning("\($0)") }) { [weak self] in
-                self?.run($0) ?? DebugReply(.rejected, "the app is shutting down\n")
+            let answer: @Sendable (DebugCommand) -> DebugReply = { [weak self] command in
+                self?.run(command) ?? DebugReply(.rejected, "the app is shutting down\n")
             }
+            let server = try ControlServer.start(in: secure, log: { logger.warning("\($0)") }, handler: answer)
             logger.info("accepting debug commands at \(ControlCharacters.escaped(path))/\(server.socketName)")
         } catch let error as SecureDirectoryError {
             throw DebugChannelError("control directory \(error)")
@@ -91,7 +92,8 @@ extension EmbeddedSystem {
     }
 
     private func statusText() -> String {
-        var lines = ["\(ControlCharacters.escaped(app.bundleIdentifier)): \(lifecycleState)"]
+        let pid = ProcessInfo.processInfo.processIdentifier
+        var lines = ["\(ControlCharacters.escaped(app.bundleIdentifier)) [pid \(pid)]: \(lifecycleState)"]
         for request in pendingTaskRequests() {
             let earliest = request.earliestBegin.map(formatWallClock) ?? "now"
             lines.append(

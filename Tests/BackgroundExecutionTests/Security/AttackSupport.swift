@@ -1,0 +1,140 @@
+import BackgroundTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The user the attacker runs as in cross-user tests: `nobody`.
+let attackerID: UInt32 = 65534
+
+/// Whether cross-user tests can run: they need root to start processes as another user.
+var canRunAsAnotherUser: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
+
+/// Bytes a child process wrote, collected from a pipe's handler.
+final class OutputBuffer: Sendable {
+    private let data = Mutex(Data())
+
+    func append(_ chunk: Data) { data.withLock { $0 += chunk } }
+
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+}
+
+/// A scratch directory for one test, removed at the end; `sticky` makes it world-writable with
+/// the sticky bit, as `/tmp` is, so an attacker can create entries in it but not replace ours.
+final class Scratch {
+    let url: URL
+    var path: String { url.path }
+
+    init(sticky: Bool = false) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("bg-attack-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        if sticky { chmod(url.path, 0o1777) }
+    }
+
+    func child(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs a shell command (as the attacker when `asAttacker`), to its end.
+@discardableResult
+func shell(_ command: String, asAttacker: Bool = false) throws -> ChildProcessResult {
+    let prefix =
+        asAttacker
+        ? ["/usr/bin/setpriv", "--reuid=\(attackerID)", "--regid=\(attackerID)", "--clear-groups"] : []
+    let argv = prefix + ["/bin/sh", "-c", command]
+    return try runChildProcess(URL(fileURLWithPath: argv[0]), Array(argv.dropFirst()), timeout: .seconds(30))
+}
+
+/// The mode bits of a path (no link followed), or nil if it does not exist.
+func mode(of path: String) -> mode_t? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    return status.st_mode & 0o7777
+}
+
+/// A long-running `bgctl` child (a service): started, read until it says it is ready, stopped.
+final class RunningService: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let seen = OutputBuffer()
+    private let standardError = OutputBuffer()
+
+    /// Starts `bgctl arguments…`, through `launcher` (a command that `exec`s the rest, such as
+    /// `setsid` or `setpriv`), with `environment` added to this process's.
+    init(
+        _ arguments: [String],
+        launcher: [String] = [],
+        environment: [String: String] = [:],
+        removing: [String] = [],
+        directory: URL? = nil
+    ) throws {
+        let argv = launcher + [bgctlExecutable.path] + arguments
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        for name in removing { merged[name] = nil }
+        process.environment = merged
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let seen = self.seen
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            seen.append(chunk)
+        }
+        let standardError = self.standardError
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            standardError.append(chunk)
+        }
+        try process.run()
+        RealClockShutdownTests.killIfStillRunning(process, after: .seconds(60))
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var standardOutput: String { seen.text }
+    var errorOutput: String { standardError.text }
+
+    /// Waits (up to 30 s) until standard output contains `text`; false if the process ended first.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if standardOutput.contains(text) { return true }
+            if !process.isRunning { return standardOutput.contains(text) }
+            usleep(10_000)  // a child process's output: there is no event to wait on but the pipe's
+        }
+        return false
+    }
+
+    /// Waits for the process to end (killing it after `timeout`) and returns its status.
+    func waitForExit(timeout: Duration = .seconds(30)) -> (status: Int32, timedOut: Bool) {
+        let exited = DispatchSemaphore(value: 0)
+        let process = self.process
+        DispatchQueue.global().async {
+            process.waitUntilExit()
+            exited.signal()
+        }
+        let timedOut = exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut
+        if timedOut { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        usleep(50_000)  // let the readability handlers take the last bytes
+        return (process.terminationStatus, timedOut)
+    }
+
+    func stop() {
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// Runs `bgctl` to its end with `environment` added.
+func bgctl(_ arguments: [String], asAttacker: Bool = false) throws -> ChildProcessResult {
+    guard asAttacker else { return try runBgctl(arguments) }
+    let prefix = ["--reuid=\(attackerID)", "--regid=\(attackerID)", "--clear-groups", bgctlExecutable.path]
+    return try runChildProcess(URL(fileURLWithPath: "/usr/bin/setpriv"), prefix + arguments)
+}
