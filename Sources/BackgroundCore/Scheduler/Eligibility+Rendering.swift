@@ -11,7 +11,8 @@ extension Eligibility {
     ///
     /// - Parameter formatInstant: How to print instants; the shell passes wall-clock dates.
     public func renderText(formatInstant: (Instant) -> String = { $0.description }) -> String {
-        var lines = ["\(request.identifier) (\(request.kind)): " + (isEligible ? "eligible now" : "not eligible now")]
+        let identifier = ControlCharacters.escaped(request.identifier)
+        var lines = ["\(identifier) (\(request.kind)): " + (isEligible ? "eligible now" : "not eligible now")]
         for condition in unmet {
             let kind =
                 condition.clearsAt == nil ? "until the device, the user or the app changes it" : "clears by itself"

@@ -65,17 +65,17 @@ extension EmbeddedSystem {
 
 /// Groups shutdown signals that arrive together: the first signal opens a window, and signals
 /// that arrive before it closes belong to the same request.
-final class ShutdownSignalWindow: Sendable {
+package final class ShutdownSignalWindow: Sendable {
     private let length: Int64
     private let opened = Mutex<Int64?>(nil)
 
-    init(length: Duration) {
+    package init(length: Duration) {
         let (seconds, attoseconds) = length.components
         self.length = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Whether a signal that arrived at `arrival` (nanoseconds) is a new request.
-    func startsRequest(at arrival: Int64) -> Bool {
+    package func startsRequest(at arrival: Int64) -> Bool {
         opened.withLock { opened in
             if let start = opened, arrival >= start, arrival - start < length { return false }
             opened = arrival

@@ -144,7 +144,7 @@ package final class SecureDirectory: Sendable {
                 throw SecureDirectoryError(path: path, problem: "does not exist", cause: error)
             } catch  where error.code == ELOOP || error.code == ENOTDIR {
                 let kind = (try? SystemCall.statusAt(parent, name)).map(kindName) ?? "not a directory"
-                throw SecureDirectoryError(path: path, problem: "is \(kind), not a directory", cause: error)
+                throw SecureDirectoryError(path: path, problem: "is \(kind), not a directory")
             } catch {
                 throw SecureDirectoryError(path: path, problem: "cannot be opened", cause: error)
             }

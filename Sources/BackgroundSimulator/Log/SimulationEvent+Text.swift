@@ -8,8 +8,10 @@ extension SimulationEvent {
     ///   - verbose: Include every battery step and budget sample.
     public func line(clock: WallClockLabel, verbose: Bool = false) -> String? {
         guard let text = text(verbose: verbose) else { return nil }
-        let subject = (app?.bundleIdentifier ?? subjectWithoutApp)
-        return "\(clock.label(at).padded(to: 21)) \(subject.padded(to: 24)) \(text)"
+        // Names come from scenarios and app code: control characters are escaped, so a name
+        // cannot forge a log line or reach the terminal.
+        let subject = ControlCharacters.escaped(app?.bundleIdentifier ?? subjectWithoutApp)
+        return "\(clock.label(at).padded(to: 21)) \(subject.padded(to: 24)) \(ControlCharacters.escaped(text))"
     }
 
     private var subjectWithoutApp: String {
