@@ -52,7 +52,11 @@ enum ControlClient {
             options.controlDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             ?? StateDirectories.current.controlDirectory(for: AppID(options.app))
         guard let directory else {
-            throw CommandFailure(.usage, "--control-directory", "no default: set HOME or XDG_STATE_HOME to an absolute path")
+            throw CommandFailure(
+                .usage,
+                "--control-directory",
+                "no default: set HOME or XDG_STATE_HOME to an absolute path"
+            )
         }
         let subject = "app \(ControlCharacters.escaped(options.app))"
         let reply: DebugReply

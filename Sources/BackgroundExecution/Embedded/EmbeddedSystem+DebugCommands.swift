@@ -31,9 +31,9 @@ extension EmbeddedSystem {
             let server = try ControlServer.start(in: secure, log: { logger.warning("\($0)") }, handler: answer)
             logger.info("accepting debug commands at \(ControlCharacters.escaped(path))/\(server.socketName)")
         } catch let error as SecureDirectoryError {
-            throw DebugChannelError("control directory \(error)")
+            throw DebugChannelError("\(error)")
         } catch {
-            throw DebugChannelError("control directory \(ControlCharacters.escaped(path)): \(error)")
+            throw DebugChannelError("\(ControlCharacters.escaped(path)): \(error)")
         }
     }
 

@@ -97,6 +97,9 @@ extension AppManifest {
         if data.starts(with: Array("bplist".utf8)), let problem = BinaryPropertyListScreen.problem(in: data) {
             throw malformed("\(ManifestFormat.binaryPropertyList) that cannot be loaded: \(problem)")
         }
+        if !data.starts(with: Array("bplist".utf8)), let problem = XMLPropertyListScreen.problem(in: data) {
+            throw malformed("\(ManifestFormat.xmlPropertyList) that cannot be loaded: \(problem)")
+        }
         var found = PropertyListSerialization.PropertyListFormat.xml
         let root: Any
         do {

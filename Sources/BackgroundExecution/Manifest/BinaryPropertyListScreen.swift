@@ -11,7 +11,9 @@ import Foundation
 ///
 /// The check reads the 32-byte trailer and every entry of the offset table, and looks at the
 /// marker byte of each object, as the parser would find them. A list whose trailer or offset
-/// table points outside the data is refused too, as damaged.
+/// table points outside the data is refused too, as damaged. Then it bounds how far shared
+/// references expand (see ``expansionProblem(_:top:)``): 229 bytes of nested arrays that each
+/// refer to the next twice decode to 2^n objects.
 enum BinaryPropertyListScreen {
     private static let headerSize = 8
     private static let trailerSize = 32
@@ -34,6 +36,8 @@ enum BinaryPropertyListScreen {
             return "its offset table does not fit in the data"
         }
         let table = Int(tableOffset)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(Int(objectCount))
         for index in 0..<Int(objectCount) {
             let offset = integer(bytes, at: table + index * offsetSize, size: offsetSize)
             guard offset >= UInt64(headerSize), offset < tableOffset else {
@@ -42,12 +46,14 @@ enum BinaryPropertyListScreen {
             if bytes[Int(offset)] & 0xF0 == 0xC0 {
                 return "object \(index) is a set, which no manifest holds"
             }
+            offsets.append(Int(offset))
         }
-        return nil
+        let layout = Layout(bytes: bytes, offsets: offsets, referenceSize: referenceSize, end: table)
+        return expansionProblem(layout, top: Int(topObject))
     }
 
     /// The big-endian unsigned integer of `size` bytes at `start`.
-    private static func integer(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
+    static func integer(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
         bytes[start..<start + size].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
