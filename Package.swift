@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BackgroundSimulatorTests",
-            dependencies: ["BackgroundSimulator", "BackgroundTestSupport", "bgctl"],
+            dependencies: ["BackgroundSimulator", "BackgroundExecution", "BackgroundTestSupport", "bgctl"],
             swiftSettings: strictSettings
         ),
         .testTarget(

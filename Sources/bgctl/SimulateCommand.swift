@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundExecution
 import BackgroundSimulator
 import CommandOutput
 import Foundation
@@ -27,9 +28,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "How much of the event log to print: none, normal or verbose.")
     var log: LogDetail = .normal
 
-    enum LogDetail: String, ExpressibleByArgument {
+    enum LogDetail: String, ExpressibleByArgument, CaseIterable {
         case none, normal, verbose
     }
+
+    @OptionGroup var format: OutputOptions
 
     @MainActor
     func run() async throws {
@@ -47,12 +50,11 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(.badInput, scenario, String(describing: error))
         }
-        if log != .none {
-            print("event log")
-            print(run.simulator.logText(verbose: log == .verbose))
-            print("")
+        var text = ""
+        if log != .none && !format.json {
+            text += "event log\n" + run.simulator.logText(verbose: log == .verbose) + "\n\n"
         }
-        print(run.summary)
+        text += run.summary + "\n"
         if let timeline {
             let document = TimelineDocument(
                 simulator: run.simulator,
@@ -64,8 +66,58 @@ struct SimulateCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure(error, subject: timeline, defaultStatus: .ioError)
             }
-            print("timeline: \(timeline)")
+            text += "timeline: \(timeline)\n"
         }
-        if !run.passed { throw ExitCode(1) }
+        try format.emit(SimulateResult(run: run, file: scenario, timeline: timeline, text: text))
+        if !run.passed { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+    }
+}
+
+/// `bgctl simulate`'s answer: the verdict, what failed, every termination (in the report
+/// format of `schemas/termination-report.schema.json`) and every invariant violation.
+struct SimulateResult: CommandResult {
+    struct Violation: Encodable {
+        var invariant: String
+        var message: String
+        var atSeconds: Double
+        var app: String?
+    }
+
+    var scenario: String
+    var name: String
+    var seed: UInt64
+    var policy: String
+    var passed: Bool
+    var failures: [String]
+    var terminations: [TerminationReportDocument]
+    var violations: [Violation]
+    var events: Int
+    var timeline: String?
+    var text: String
+
+    @MainActor
+    init(run: ScenarioRun, file: String, timeline: String?, text: String) {
+        scenario = file
+        name = run.scenario.name
+        seed = run.scenario.seed
+        policy = run.simulator.configuration.policy.name
+        passed = run.passed
+        failures = run.failures
+        terminations = run.simulator.reports.map { TerminationReportDocument($0) }
+        violations = run.simulator.violations.map {
+            Violation(
+                invariant: $0.invariant.rawValue,
+                message: $0.message,
+                atSeconds: $0.at.seconds,
+                app: $0.app?.bundleIdentifier
+            )
+        }
+        events = run.simulator.events.count
+        self.timeline = timeline
+        self.text = text
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case scenario, name, seed, policy, passed, failures, terminations, violations, events, timeline
     }
 }

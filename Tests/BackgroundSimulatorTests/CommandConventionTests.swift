@@ -93,6 +93,32 @@ struct CommandConventionTests {
         #expect(result.error.contains("the document is 17825837 bytes"), "\(result.error)")
     }
 
+    @Test("simulate: the text names the leaked task, and says the termination once")
+    func simulateNamesTheLeak() throws {
+        let result = try runBgctl(["simulate", "examples/leaked-assertion.json"], in: Self.root)
+        #expect(result.status == 0, "\(result.error)")
+        let log = try #require(result.output.components(separatedBy: "\n\n").first)
+        let terminations = log.split(separator: "\n").filter { $0.contains("terminated") && $0.contains("0x8badf00d") }
+        #expect(terminations.count == 2, "one termination line, and the relaunch from the terminated state")
+        #expect(terminations.first?.contains("leaked \"Sync messages\"") == true, "\(terminations)")
+        #expect(!log.contains("terminated with 0x8badf00d"), "the core's summary is not repeated")
+        #expect(result.output.contains("      leaked \"Sync messages\" (#1), begun at day 1 12:20:00.000"))
+    }
+
+    @Test("simulate --json: the verdict, failures, terminations in the report format, violations")
+    func simulateJSON() throws {
+        let result = try runBgctl(["simulate", "examples/leaked-assertion.json", "--json"], in: Self.root)
+        #expect(result.status == 0, "\(result.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(object["passed"] as? Bool == true)
+        #expect(object["seed"] as? Int == 2)
+        #expect((object["failures"] as? [Any])?.isEmpty == true)
+        let termination = try #require((object["terminations"] as? [[String: Any]])?.first)
+        #expect(termination["formatVersion"] as? Int == 1)
+        #expect(termination["code"] as? String == "0x8badf00d")
+        #expect((termination["leakedAssertions"] as? [[String: Any]])?.first?["name"] as? String == "Sync messages")
+    }
+
     @Test("--version, and unknown flags are usage errors in the same style")
     func versionAndUsage() throws {
         let version = try runBgctl(["--version"])

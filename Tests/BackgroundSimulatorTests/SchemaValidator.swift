@@ -5,13 +5,15 @@ import Testing
 /// The scenario schema's verdict on files, through Python's `jsonschema` (``JSONSchemaCheck``).
 /// The schema tests and the example tests run when it is installed (CI installs it: `.ci/run`).
 enum SchemaValidator {
-    static let schema = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appending(path: "schemas/scenario.schema.json")
+    static let schemas = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "schemas")
+    static let schema = schemas.appending(path: "scenario.schema.json")
+    static let reportSchema = schemas.appending(path: "termination-report.schema.json")
 
     static let isAvailable: Bool = JSONSchemaCheck.isAvailable
 
     /// The schema's verdict on each file: "valid" or "invalid: <first error>".
-    static func verdicts(_ paths: [String]) throws -> [String] {
+    static func verdicts(_ paths: [String], schema: URL = schema) throws -> [String] {
         let (status, verdicts) = try JSONSchemaCheck.verdicts(
             schema: schema,
             validator: "Draft202012Validator",

@@ -22,6 +22,27 @@ struct TimelineRendererTests {
         #expect(html.contains("\u{FFFD}\u{FFFD}\u{FFFD}"), "control characters and noncharacters are replaced")
     }
 
+    @Test("State labels are never cut mid-word: the word, its short form, or nothing")
+    @MainActor
+    func stateLabelsStayWhole() throws {
+        #expect(TimelineMarkup.wholeLabel("suspended", toFit: 60) == "suspended")
+        #expect(TimelineMarkup.wholeLabel("suspended", toFit: 30) == "susp")
+        #expect(TimelineMarkup.wholeLabel("suspended", toFit: 18) == nil)
+        #expect(TimelineMarkup.wholeLabel("background", toFit: 20) == "bg")
+        let html = TimelineRenderer.html(for: Samples.large(apps: 3, days: 2))
+        let cutState = try Regex(#">(suspe|backg|inacti|termi)[a-z]*\u{2026}</text>"#)
+        #expect(html.firstMatch(of: cutState) == nil)
+        #expect(!html.contains("suspe\u{2026}"))
+        // A real day: sixteen short suspended spans, each labelled "susp" (they were "suspe…").
+        let scenario = try Scenario.load(
+            contentsOf: CommandLineTests.root.appending(path: "examples/news-refresh-day.json")
+        )
+        let run = try ScenarioRun(scenario)
+        let day = TimelineRenderer.html(for: TimelineDocument(simulator: run.simulator, title: "day", subtitle: ""))
+        #expect(day.firstMatch(of: cutState) == nil)
+        #expect(day.contains(">susp</text>"))
+    }
+
     @Test("Long names are cut with an ellipsis in labels and kept whole in details")
     func longNamesAreTruncatedInLabelsOnly() {
         let html = TimelineRenderer.html(for: Samples.night)

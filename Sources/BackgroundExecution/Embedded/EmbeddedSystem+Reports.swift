@@ -2,11 +2,14 @@ public import BackgroundCore
 public import Foundation
 
 extension EmbeddedSystem {
-    /// The report as JSON, pretty-printed with sorted keys.
-    public static func json(for report: TerminationReport) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(report)
+    /// The report in its published JSON form (``TerminationReportDocument``, versioned, with
+    /// a JSON Schema in `schemas/termination-report.schema.json`).
+    public static func json(
+        for report: TerminationReport,
+        date: Date? = nil,
+        process: TerminationReportDocument.Process? = nil
+    ) throws -> Data {
+        try TerminationReportDocument(report, date: date, process: process).jsonData()
     }
 
     /// Prints the report to standard error and writes `<app>-<incident>-<time>.txt` and `.json`
@@ -16,7 +19,8 @@ extension EmbeddedSystem {
     /// writable by others (created `0700` when missing); the files are written atomically with
     /// mode `0600` whatever the umask.
     func publish(_ report: TerminationReport) {
-        let wallClock = ISO8601DateFormatter().string(from: Date())
+        let now = Date()
+        let wallClock = ISO8601DateFormatter().string(from: now)
         let process = TerminationReport.ProcessInfo(
             processName: Foundation.ProcessInfo.processInfo.processName,
             pid: Foundation.ProcessInfo.processInfo.processIdentifier,
@@ -34,7 +38,12 @@ extension EmbeddedSystem {
             let bundle = report.app.bundleIdentifier.replacingOccurrences(of: "/", with: "%2F")
             let base = "\(bundle)-\(report.incident)-\(stamp)"
             try secure.writeAtomically(base + ".txt", Data(text.utf8))
-            try secure.writeAtomically(base + ".json", Self.json(for: report))
+            let json = try Self.json(
+                for: report,
+                date: now,
+                process: .init(name: process.processName, pid: Foundation.ProcessInfo.processInfo.processIdentifier)
+            )
+            try secure.writeAtomically(base + ".json", json)
             configuration.logger.notice(
                 "termination report written to \(shown)/\(ControlCharacters.escaped(base)).{txt,json}"
             )

@@ -9,11 +9,12 @@ extension Effect {
         case .runExpirationHandler(_, let id): return "calling the expiration handler of #\(id.rawValue)"
         case .stateChanged(_, let from, let to): return "\(from) → \(to)"
         case .exit(_, let status, _): return "process exits with status \(status)"
-        case .terminate(_, let report):
-            let code = report.code.map { " \($0)" } ?? ""
-            return "terminated\(code): \(report.reason)"
+        case .terminate(_, let report): return report.logLine
         case .backgroundRefreshStatusChanged(_, let status): return "Background App Refresh \(status)"
-        case .log(let record) where record.level >= .notice: return record.message
+        // The core's own summary of a watchdog kill comes right before `.terminate`, whose
+        // line says it all (with the leaked tasks' names): one line per termination.
+        case .log(let record) where record.level >= .notice && !record.message.hasPrefix("terminated with "):
+            return record.message
         case .runTasks(_, let runs):
             return "runs " + runs.map { "\"\($0.request.identifier)\" (\($0.request.kind))" }.joined(separator: ", ")
         case .expireTask(_, let id): return "expiring \(id)"
@@ -38,5 +39,28 @@ extension Reply {
         case .refused(let identifier): return "register(\"\(identifier)\") refused"
         case .denied, .registered, .rejected: return nil
         }
+    }
+}
+
+extension TerminationReport {
+    /// The termination as one log line: the code and reason, and every task still held or not
+    /// completed, by name and where it began.
+    public var logLine: String {
+        let code = self.code.map { " \($0)" } ?? ""
+        var line = "terminated\(code): \(reason == .watchdog(.watchdogTimeout) ? explanation : "\(reason)")"
+        if !leakedAssertions.isEmpty {
+            line +=
+                "; leaked "
+                + leakedAssertions.map {
+                    "\"\($0.name)\" (#\($0.id.rawValue), begun at \($0.origin.fileID):\($0.origin.line))"
+                }
+                .joined(separator: ", ")
+        }
+        if !uncompletedTasks.isEmpty {
+            line +=
+                "; not completed "
+                + uncompletedTasks.map { "\"\($0.identifier)\" (\($0.kind))" }.joined(separator: ", ")
+        }
+        return line
     }
 }

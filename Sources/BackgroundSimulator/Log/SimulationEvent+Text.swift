@@ -31,6 +31,9 @@ extension SimulationEvent {
             let percent = Int((level * 100).rounded())
             return percent % 10 == 0 ? "battery \(percent) %" : nil
         case .device(let change, _): return change.description
+        // The move to `terminated` is said once, by the termination's own line (the code and the
+        // leaked tasks), which follows at the same instant.
+        case .system(.stateChanged(_, _, .terminated)) where !verbose: return nil
         case .system(let effect): return effect.logLine
         case .reply(_, let reply): return reply.logLine
         case .budget(_, let remaining, _):

@@ -19,6 +19,17 @@ extension ScenarioRun {
             lines += waitLines(app)
             for report in tally.reports {
                 lines.append("    ended at \(clock.label(report.at)): \(report.reason) (\(report.explanation))")
+                for leak in report.leakedAssertions {
+                    lines.append(
+                        "      leaked \"\(leak.name)\" (#\(leak.id.rawValue)), begun at \(clock.label(leak.beganAt)) "
+                            + "in \(leak.origin)"
+                    )
+                }
+                for task in report.uncompletedTasks {
+                    lines.append(
+                        "      not completed: \"\(task.identifier)\" (\(task.kind)), started at \(clock.label(task.startedAt))"
+                    )
+                }
             }
         }
         lines.append("  device: " + deviceSummary())

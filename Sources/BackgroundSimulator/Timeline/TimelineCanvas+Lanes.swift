@@ -111,7 +111,7 @@ extension TimelineCanvas {
                 span.label + "\n" + clock.range(span.start, span.end) + (span.detail.isEmpty ? "" : "\n" + span.detail)
             let geometry = box(x: x, y: 2, width: width, height: laneHeight - 4)
             detailed("rect", "class=\"\(classes.fill)\" \(geometry)", detail: detail)
-            if width >= 26, let text = TimelineMarkup.truncated(span.label, toFit: width - 8) {
+            if width >= 26, let text = TimelineMarkup.wholeLabel(span.label, toFit: width - 8) {
                 label(text, x: x + 4, y: laneHeight / 2 + 3.5, classes: classes.text)
             }
         }

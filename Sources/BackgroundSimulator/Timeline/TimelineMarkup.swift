@@ -96,6 +96,20 @@ enum TimelineMarkup {
         return fitting.contains(where: \.isNewline) ? String(fitting.map { $0.isNewline ? " " : $0 }) : fitting
     }
 
+    /// A state or condition label shown whole, never cut mid-word ("suspe…" says nothing): the
+    /// label if it fits, else its short form (`susp`, `bg`), else nothing (the span's hover text
+    /// still has it).
+    static func wholeLabel(_ text: String, toFit width: Double, characterWidth: Double = characterWidth) -> String? {
+        let candidates = [text] + (shortLabels[text].map { [$0] } ?? [])
+        return candidates.first { Double($0.count) * characterWidth <= width && !$0.isEmpty }
+    }
+
+    /// Short forms of the lane labels that are often drawn in narrow spans.
+    static let shortLabels: [String: String] = [
+        "background": "bg", "suspended": "susp", "inactive": "inact", "terminated": "term", "notRunning": "off",
+        "not running": "off", "active": "act", "cellular": "cell", "external power": "ext", "battery": "batt",
+    ]
+
     /// The width, in pixels, that `text` takes as a 10 px label (an estimate; see ``characterWidth``).
     static func estimatedWidth(_ text: String) -> Double {
         Double(text.count) * characterWidth

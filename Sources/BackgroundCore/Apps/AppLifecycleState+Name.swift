@@ -1,5 +1,3 @@
-public import BackgroundCore
-
 extension AppLifecycleState {
     /// The state's one-word name, as scenarios' expectations and timelines write it:
     /// `notRunning`, `active`, `inactive`, `background`, `suspended`, `terminated` (any reason).
