@@ -109,6 +109,24 @@ struct HistoryTests {
         #expect(effects.taskRuns.map(\.request.identifier) == [notes.processingID()])
     }
 
+    @Test("a what-if says since when the condition it ends has held: no network since T+600, on battery since T+0")
+    func whatIfSince() throws {
+        var d = try Driver.opened()
+        try d.submit(notes, .processing(notes.processingID(), power: true, network: true), at: .t(0))
+        try d.background(notes, at: .t(0))
+        try d.device(DeviceConditions(network: .wifi, isIdle: true), at: .t(300))
+        try d.device(DeviceConditions(network: .none, isIdle: true), at: .t(600))
+        let whatIfs = d.system.whatIfs(of: notes, identifier: notes.processingID(), at: .t(3600))
+        #expect(whatIfs.map(\.changes) == [[.plugIn], [.connectToNetwork], [.plugIn, .connectToNetwork]])
+        #expect(whatIfs[0].heldBack == ConditionHeld(reason: .externalPower, since: .t(0)))
+        #expect(whatIfs[1].heldBack == ConditionHeld(reason: .network, since: .t(600)), "Wi-Fi until T+600")
+        #expect(whatIfs[2].heldBack == nil, "a combination has no single condition")
+        let text = try #require(d.system.explanation(of: notes, identifier: notes.processingID(), at: .t(3600)))
+            .renderText()
+        let line = try #require(text.split(separator: "\n").first { $0.contains("if connected to a network:") })
+        #expect(line.hasSuffix("(waiting for a network since T+600.000s)"), "\(text)")
+    }
+
     @Test("a what-if that leaves a timed condition says when: plugged in, it runs when the rate limit clears")
     func whatIfWithTime() throws {
         let (done, _) = try Self.cleanupOnPower()

@@ -27,6 +27,19 @@ public enum WhatIfChange: String, Sendable, Hashable, Codable, CaseIterable, Cus
         }
     }
 
+    /// The device condition this change ends, as history records it; `nil` for opening the app.
+    var clearedReason: WaitReason? {
+        switch self {
+        case .plugIn: .externalPower
+        case .connectToNetwork: .network
+        case .leaveDeviceIdle: .deviceIdle
+        case .unlock: .firstUnlock
+        case .turnOffLowPowerMode: .lowPowerMode
+        case .turnOnBackgroundAppRefresh: .backgroundAppRefresh
+        case .openApp: nil
+        }
+    }
+
     /// The change that clears a condition, if a user can make one.
     static func clearing(_ condition: UnmetCondition) -> WhatIfChange? {
         switch condition {
@@ -55,6 +68,10 @@ public struct WhatIf: Sendable, Hashable, Codable {
     public var changes: [WhatIfChange]
     /// The request's eligibility on the changed copy.
     public var eligibility: Eligibility
+    /// For a single change that ends a device condition: the condition, and since when it has
+    /// held without a break, from the device's recorded condition intervals ("no network since
+    /// 14:02"). `nil` for combinations, for opening the app, and when no interval records it.
+    public var heldBack: ConditionHeld?
 
     /// When it could run after the changes: `eligibility.earliestRun` when every remaining
     /// condition clears by itself, `nil` when it still waits on the device, the user or the app.
@@ -78,9 +95,17 @@ extension BackgroundSystem {
             var copy = self
             for change in set { copy.apply(change, for: app, at: now) }
             return copy.eligibility(of: app, identifier: identifier, at: now).map {
-                WhatIf(changes: set, eligibility: $0)
+                WhatIf(changes: set, eligibility: $0, heldBack: heldBack(clearedBy: set))
             }
         }
+    }
+
+    /// The condition a single change ends, and since when the device's intervals show it held.
+    private func heldBack(clearedBy changes: [WhatIfChange]) -> ConditionHeld? {
+        guard changes.count == 1, let reason = changes[0].clearedReason,
+            let since = history.heldSince(reason)
+        else { return nil }
+        return ConditionHeld(reason: reason, since: since)
     }
 
     private mutating func apply(_ change: WhatIfChange, for app: AppID, at now: Instant) {
@@ -100,5 +125,19 @@ extension BackgroundSystem {
             apps[index].forceQuit = false
             apps[index].usage.recordLaunch(at: max(now, self.now), limit: policy.scheduling.usageHistoryLimit)
         }
+    }
+}
+
+/// A device condition and the instant since which it has held without a break.
+public struct ConditionHeld: Sendable, Hashable, Codable {
+    /// The condition ("a network", "external power", ...).
+    public var reason: WaitReason
+    /// Since when it has held, from the oldest unbroken recorded interval.
+    public var since: Instant
+
+    /// Creates the pair.
+    public init(reason: WaitReason, since: Instant) {
+        self.reason = reason
+        self.since = since
     }
 }

@@ -36,6 +36,18 @@ public struct DecisionHistory: Sendable, Hashable, Codable {
         if device.count > limit { device.removeFirst(device.count - limit) }
     }
 
+    /// Since when `reason` has held without a break up to the newest interval; `nil` when the
+    /// newest interval does not hold it (or nothing is recorded). When the oldest kept interval
+    /// holds it, that interval's start is the answer (older ones were dropped).
+    func heldSince(_ reason: WaitReason) -> Instant? {
+        var since: Instant?
+        for interval in device.reversed() {
+            guard interval.unmet.contains(reason) else { break }
+            since = interval.from
+        }
+        return since
+    }
+
     /// How long each condition held a request needing `needed` back, from `start` to `end`.
     ///
     /// Time before the oldest recorded interval counts with `current` when nothing is recorded,

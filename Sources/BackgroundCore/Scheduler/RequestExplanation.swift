@@ -64,7 +64,11 @@ extension RequestExplanation {
                     let left = whatIf.eligibility.unmet.filter { $0.clearsAt == nil }.map(\.description)
                     outcome = "it still waits: " + left.joined(separator: ", ")
                 }
-                text += "    - if \(changes): \(outcome)\n"
+                var held = ""
+                if let heldBack = whatIf.heldBack {
+                    held = " (waiting for \(heldBack.reason) since \(formatInstant(heldBack.since)))"
+                }
+                text += "    - if \(changes): \(outcome)\(held)\n"
             }
         }
         if let range = likelyRange {
