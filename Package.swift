@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "BackgroundCore", targets: ["BackgroundCore"]),
         .library(name: "BackgroundExecution", targets: ["BackgroundExecution"]),
+        .library(name: "BackgroundProtocol", targets: ["BackgroundProtocol"]),
         .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
         // The machine's conditions (power, network, input, memory pressure) read event-driven.
         .library(name: "BackgroundDevice", targets: ["BackgroundDevice"]),
@@ -47,10 +48,18 @@ let package = Package(
             dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strictSettings
         ),
+        // The protocol between an app's runtime and a system in another process: message types
+        // and a pure, versioned, bounds-checked codec (the daemon adds framing and sockets).
+        .target(
+            name: "BackgroundProtocol",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BackgroundExecution",
             dependencies: [
                 "BackgroundCore",
+                "BackgroundProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -183,8 +192,8 @@ let package = Package(
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundCore", "BackgroundStore", "BackgroundTestSupport", "bgctl",
-                "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
+                "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundStore",
+                "BackgroundTestSupport", "bgctl", "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -5,7 +5,7 @@
 /// answer is the order to carry them out in. What the caller of an app call gets back (an
 /// identifier, a rejection) is not an effect: it is the ``Reply`` that
 /// ``BackgroundSystem/handle(_:at:into:)`` returns.
-public enum Effect: Sendable, Hashable {
+public enum Effect: Sendable, Hashable, Codable {
     /// The assertion just asked for (the event this answers) was not granted: call the caller's
     /// expiration handler on the main actor (S2: "If the system is unable to grant the task
     /// assertion, it calls your expiration handler"). The begin's ``Reply`` is

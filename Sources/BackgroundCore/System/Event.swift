@@ -2,7 +2,7 @@
 ///
 /// Events are facts: the user opened the app, app code began an assertion, a handler returned,
 /// time passed (`tick`). The system answers each with effects; see ``BackgroundSystem/handle(_:at:)``.
-public enum Event: Sendable, Hashable {
+public enum Event: Sendable, Hashable, Codable {
     /// The app's process started, in the foreground (user) or the background (system).
     case launch(AppID, LaunchKind)
     /// The app became active (inactive → active).

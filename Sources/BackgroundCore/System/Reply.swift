@@ -4,7 +4,7 @@
 /// Replies are values, not effects: a shell hands a reply back to the caller and carries out the
 /// effects. Events that are not calls with an answer (lifecycle, ticks, handler returns) reply
 /// nothing (`nil`).
-public enum Reply: Sendable, Hashable {
+public enum Reply: Sendable, Hashable, Codable {
     /// `beginBackgroundTask` returns this identifier.
     case granted(AssertionID)
     /// `beginBackgroundTask` returns `.invalid`; the answer's ``Effect/assertionDenied(_:name:reason:)``

@@ -2,7 +2,7 @@
 ///
 /// Times are system instants; the store converts them to wall-clock time, since the system's
 /// timeline starts again at each start.
-public enum StoreChange: Sendable, Hashable {
+public enum StoreChange: Sendable, Hashable, Codable {
     /// Save (insert or replace) a pending request.
     case savePendingRequest(AppID, TaskRequest)
     /// Delete a pending request (run, cancelled or refused on delivery).

@@ -86,6 +86,11 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         public var device: DeviceConditions
         /// When the app's launch is over.
         public var launchCompletion: LaunchCompletion
+        /// Whether every event and every answer crosses an encoding boundary: encoded into the
+        /// protocol's messages (``BackgroundProtocol``), as bytes, and decoded on the other side,
+        /// as a transport to another process would; no foreground fast path. For tests of the
+        /// seam; the default is `$BACKGROUND_ENCODE_MESSAGES == "1"`.
+        public var encodesMessages: Bool = ProcessInfo.processInfo.environment["BACKGROUND_ENCODE_MESSAGES"] == "1"
 
         /// Creates a configuration.
         ///
@@ -170,6 +175,8 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         weak var application: UIApplication?
         /// Changes the store could not take yet, written first with the next write.
         var unsavedChanges: [StoreChange] = []
+        /// ``Configuration/encodesMessages``.
+        var encodesMessages = false
     }
 
     /// The configuration the system was created with.
@@ -199,7 +206,9 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         if case .manual(let clock) = configuration.clock { self.manualClock = clock } else { self.manualClock = nil }
         self.effectObserver = configuration.effectObserver
         let core = BackgroundSystem(policy: configuration.policy, device: configuration.device)
-        self.state = Mutex(State(core: core))
+        var initial = State(core: core)
+        initial.encodesMessages = configuration.encodesMessages
+        self.state = Mutex(initial)
         if let manifest = configuration.manifest { deliver(.install(manifest)) }
         // This process is the app: it launches first, then its saved state comes back (requests
         // that fell due meanwhile wait for the launch to finish, with the handlers registered).
@@ -245,6 +254,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     ) -> AssertionID? {
         let now = self.now
         let fast = state.withLock { state -> AssertionID? in
+            guard !state.encodesMessages else { return nil }
             let id = state.core.beginAssertionInForeground(
                 app,
                 name: name,
@@ -275,6 +285,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         let fast = state.withLock { state -> Bool? in
             // With no deadline pending, the time of an end changes nothing: skip reading the clock.
             let now = state.core.nextDeadline == nil ? state.core.now : self.now
+            guard !state.encodesMessages else { return nil }
             let ended = state.core.endAssertionInForeground(app, id, at: now)
             if ended != nil { _ = state.tables.handlers.remove(id) }
             return ended
@@ -332,7 +343,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         let now = self.now
         let (reply, effects) = try state.withLock { state throws(BackgroundSystemError) -> (Reply?, [Effect]) in
             state.buffer.removeAll(keepingCapacity: true)
-            let reply = try state.core.handle(event, at: now, into: &state.buffer)
+            let reply = try state.exchange(event, at: now)
             _ = persistBuffered(&state, keepingFailedChanges: true)
             return (reply, state.takeEffects())
         }
@@ -407,7 +418,7 @@ extension EmbeddedSystem.State {
     mutating func handleInfallible(_ event: Event, at now: Instant) -> Reply? {
         buffer.removeAll(keepingCapacity: true)
         do {
-            return try core.handle(event, at: now, into: &buffer)
+            return try exchange(event, at: now)
         } catch {
             buffer.append(.log(LogRecord(.error, app: error.app, "internal: \(error)")))
             return nil
