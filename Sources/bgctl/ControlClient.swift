@@ -48,6 +48,11 @@ enum ControlClient {
     /// 77 refused (directory or listener), 75 timed out, 65 bad reply or rejected request, 64
     /// several processes and no --pid; an unknown task identifier is a negative answer (1).
     static func run(_ command: DebugCommand, options: LiveAppOptions) throws {
+        try finish(try send(command, options: options), json: command.json == true)
+    }
+
+    /// Sends `command` and returns the app's reply, with the failures of ``run(_:options:)``.
+    static func send(_ command: DebugCommand, options: LiveAppOptions) throws -> DebugReply {
         let directory =
             options.controlDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             ?? StateDirectories.current.controlDirectory(for: AppID(options.app))
@@ -72,20 +77,22 @@ enum ControlClient {
             case .badReply: throw CommandFailure(.badInput, subject, reason)
             }
         }
-        try finish(reply)
+        return reply
     }
 
-    /// Prints a reply (control characters escaped); an unknown identifier is a negative answer.
-    static func finish(_ reply: DebugReply) throws {
+    /// Prints a reply (control characters escaped), or with `json` its JSON document; an
+    /// unknown identifier is a negative answer.
+    static func finish(_ reply: DebugReply, json: Bool = false) throws {
         let text = ControlCharacters.escapedLines(reply.text)
-        switch reply.outcome {
-        case .done:
+        if reply.outcome == .rejected { throw CommandFailure(.badInput, "request", text) }
+        if json {
+            guard let document = reply.document else {
+                throw CommandFailure(.badInput, "reply", "the app answered without a JSON document (an older version?)")
+            }
+            print(document)
+        } else {
             print(text, terminator: "")
-        case .notFound:
-            print(text, terminator: "")
-            throw ExitCode(ExitStatus.negativeAnswer.rawValue)
-        case .rejected:
-            throw CommandFailure(.badInput, "request", text)
         }
+        if reply.outcome == .notFound { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
     }
 }

@@ -79,12 +79,10 @@ struct WhyCommand: AsyncParsableCommand {
             )
         }
         if scenario == nil && app == nil { throw ValidationError("give --app") }
-        if offline == 0 && (format.json || bundle != nil) {
-            // Partial: a running app answers in text (the control socket's reply carries text);
-            // --json needs the explanation as data in the reply.
-            throw ValidationError(
-                "--json and --bundle need --store or --scenario; a running app answers in text"
-            )
+        if offline == 0 && bundle != nil {
+            // The bundle gathers the manifest, the doctor and the reports from files; a running
+            // app answers over its socket (`--json` works there too).
+            throw ValidationError("--bundle needs --store or --scenario")
         }
         if at != nil && scenario == nil { throw ValidationError("--at needs --scenario") }
     }
@@ -92,7 +90,11 @@ struct WhyCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         if store == nil, scenario == nil, let app {
-            let command = DebugCommand(action: history ? .whyWithHistory : .why, identifier: identifier)
+            let command = DebugCommand(
+                action: history ? .whyWithHistory : .why,
+                identifier: identifier,
+                json: format.json
+            )
             let live = try LiveAppOptions.with(app: app, pid: pid, controlDirectory: controlDirectory)
             return try ControlClient.run(command, options: live)
         }
@@ -160,9 +162,10 @@ struct StatusCommand: ParsableCommand {
     )
 
     @OptionGroup var live: LiveAppOptions
+    @OptionGroup var format: OutputOptions
 
     func run() throws {
-        try ControlClient.run(DebugCommand(action: .status), options: live)
+        try ControlClient.run(DebugCommand(action: .status, json: format.json), options: live)
     }
 }
 

@@ -142,33 +142,3 @@ struct ExplainedSystem {
         return try WhyDocument.encode(document)
     }
 }
-
-/// The JSON of `bgctl why --json`.
-struct WhyDocument: Encodable {
-    var app: AppID
-    /// The wall-clock date of T+0: instants in the document are seconds from it.
-    var timelineOrigin: String
-    var now: Instant
-    var nowDate: String
-    var explanations: [RequestExplanation]
-    /// Identifiers asked about that are neither pending nor in the history.
-    var unknown: [String]
-
-    static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}
-
-extension RequestExplanation {
-    /// The eligibility alone (`bgctl why --json` without `--history`).
-    var withoutHistory: RequestExplanation {
-        var copy = self
-        copy.history.runs = []
-        copy.history.waiting = []
-        copy.whatIfs = []
-        copy.likelyRange = nil
-        return copy
-    }
-}

@@ -1,3 +1,4 @@
+import BackgroundExecution
 import BackgroundTestSupport
 import Foundation
 import Testing
@@ -59,6 +60,17 @@ struct RealClockSchedulerTests {
         #expect(history.status == 0)
         #expect(history.output.contains("what if (computed on a copy of the system):"), "\(history.output)")
         #expect(history.output.contains("the project's own estimate, not Apple's"))
+        // --json against the running app: the same documents as offline, from the app's socket.
+        let whyJSON = try bgctl(["why", "com.example.scheduler.cleanup", "--json"] + live)
+        #expect(whyJSON.status == 0)
+        let explained = try JSONDecoder().decode(WhyDocument.self, from: Data(whyJSON.output.utf8))
+        #expect(explained.explanations.map(\.identifier) == ["com.example.scheduler.cleanup"])
+        let statusJSON = try bgctl(["status", "--json"] + live)
+        #expect(statusJSON.status == 0)
+        let status = try JSONDecoder().decode(StatusDocument.self, from: Data(statusJSON.output.utf8))
+        #expect(status.app == "com.example.scheduler")
+        #expect(String(status.pid) == pid)
+        #expect(status.pending.map(\.identifier).contains("com.example.scheduler.cleanup"), "\(statusJSON.output)")
 
         let launch = try bgctl(["simulate-launch", "com.example.scheduler.cleanup"] + live)
         #expect(launch.output == "Simulating launch for task with identifier com.example.scheduler.cleanup\n")

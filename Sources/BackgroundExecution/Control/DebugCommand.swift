@@ -26,11 +26,15 @@ public struct DebugCommand: Codable, Sendable, Hashable {
     public var action: Action
     /// The task identifier, where the action takes one.
     public var identifier: String?
+    /// Whether the answer should also carry a JSON document (``DebugReply/document``), for
+    /// `status` and `why`; absent means text only.
+    public var json: Bool?
 
     /// Creates a command.
-    public init(action: Action, identifier: String? = nil) {
+    public init(action: Action, identifier: String? = nil, json: Bool = false) {
         self.action = action
         self.identifier = identifier
+        self.json = json ? true : nil
     }
 
     /// The largest request file accepted, in bytes.

@@ -16,12 +16,16 @@ public struct DebugReply: Codable, Sendable, Hashable {
     public var outcome: Outcome
     /// The answer as text, one or more lines ending in a newline.
     public var text: String
+    /// The answer as one JSON document (``WhyDocument`` or ``StatusDocument``), when the
+    /// command asked for it (``DebugCommand/json``).
+    public var document: String?
 
     /// Creates a reply.
-    public init(_ outcome: Outcome, _ text: String) {
+    public init(_ outcome: Outcome, _ text: String, document: String? = nil) {
         self.version = ControlFrame.version
         self.outcome = outcome
         self.text = text
+        self.document = document
     }
 
     /// The largest reply accepted, in bytes.

@@ -43,11 +43,15 @@ extension EmbeddedSystem {
         let identifier = ControlCharacters.escaped(command.identifier ?? "")
         switch command.action {
         case .why:
-            return explain(identifier: command.identifier)
+            return withDocument(explain(identifier: command.identifier), if: command.json) {
+                try whyDocument(identifier: command.identifier, history: false)
+            }
         case .whyWithHistory:
-            return explainWithHistory(identifier: command.identifier)
+            return withDocument(explainWithHistory(identifier: command.identifier), if: command.json) {
+                try whyDocument(identifier: command.identifier, history: true)
+            }
         case .status:
-            return DebugReply(.done, statusText())
+            return withDocument(DebugReply(.done, statusText()), if: command.json) { try statusDocument() }
         case .simulateLaunch:
             guard pendingTaskRequests().contains(where: { $0.identifier == command.identifier }) else {
                 return DebugReply(.notFound, "no pending task request with identifier \(identifier)\n")
@@ -106,6 +110,75 @@ extension EmbeddedSystem {
             )
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The reply with its JSON document when one was asked for; a document that cannot be
+    /// encoded turns the reply into a rejection naming why.
+    private func withDocument(_ reply: DebugReply, if asked: Bool?, _ document: () throws -> String) -> DebugReply {
+        guard asked == true else { return reply }
+        do {
+            var answered = reply
+            answered.document = try document()
+            return answered
+        } catch {
+            return DebugReply(.rejected, "the answer could not be encoded as JSON: \(error)\n")
+        }
+    }
+
+    /// `why --json` from the running app: the same document as from a store or a scenario.
+    private func whyDocument(identifier: String?, history: Bool) throws -> String {
+        let now = self.now
+        let (identifiers, explanations) = state.withLock { state -> ([String], [String: RequestExplanation]) in
+            let asked: [String]
+            if let identifier {
+                asked = [identifier]
+            } else if history {
+                asked = state.core.explainedIdentifiers(of: app)
+            } else {
+                asked = state.core.pendingRequests(of: app).map(\.identifier)
+            }
+            var found: [String: RequestExplanation] = [:]
+            for id in asked {
+                if let explanation = state.core.explanation(of: app, identifier: id, at: now) {
+                    found[id] = explanation
+                }
+            }
+            return (asked, found)
+        }
+        let kept = identifiers.compactMap { explanations[$0] }
+        let document = WhyDocument(
+            app: app,
+            timelineOrigin: formatWallClock(.zero),
+            now: now,
+            nowDate: formatWallClock(now),
+            explanations: history ? kept : kept.filter { $0.eligibility != nil }.map(\.withoutHistory),
+            unknown: identifiers.filter { explanations[$0] == nil }
+        )
+        return try WhyDocument.encode(document)
+    }
+
+    /// `status --json`: the same facts as ``statusText()``.
+    private func statusDocument() throws -> String {
+        let document = StatusDocument(
+            app: app,
+            pid: ProcessInfo.processInfo.processIdentifier,
+            state: "\(lifecycleState)",
+            pending: pendingTaskRequests().map {
+                StatusDocument.Pending(
+                    identifier: $0.identifier,
+                    kind: "\($0.kind)",
+                    earliestBegin: $0.earliestBegin.map(formatWallClock)
+                )
+            },
+            running: runningTasks.map {
+                StatusDocument.Running(
+                    identifier: $0.request.identifier,
+                    kind: "\($0.request.kind)",
+                    since: formatWallClock($0.startedAt)
+                )
+            }
+        )
+        return try WhyDocument.encode(document)
     }
 
     /// An instant as an ISO 8601 wall-clock time.

@@ -64,7 +64,12 @@ extension AppManifest {
                     "the manifest is \(data.count) bytes, more than the \(Self.maximumManifestSize) (1 MiB) allowed"
             )
         }
-        let root = try Self.parseDocument(data, as: format ?? ManifestFormat.detect(in: data))
+        let root: Any
+        do {
+            root = try Self.parseDocument(data, as: format ?? ManifestFormat.detect(in: data))
+        } catch {
+            throw format == nil ? Self.noFormatFits(data, else: error) : error
+        }
         guard let dictionary = root as? [AnyHashable: Any] else {
             throw ManifestError(
                 code: .notADictionary,
@@ -121,6 +126,27 @@ extension AppManifest {
         default:
             throw malformed("not \(format)")
         }
+    }
+
+    /// When the format was guessed and the data looks like none of the three (empty, or not
+    /// starting with `bplist`, `<`, `{` or `[`), the error says which formats were tried and why
+    /// each one failed, instead of "not valid JSON".
+    private static func noFormatFits(_ data: Data, else error: ManifestError) -> ManifestError {
+        let text = data.drop { byte in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        if text.isEmpty {
+            return malformed(
+                "the file is empty; a manifest is an XML or binary property list or a JSON document"
+            )
+        }
+        guard let first = text.first, first != UInt8(ascii: "{"), first != UInt8(ascii: "["),
+            ManifestFormat.detect(in: data) == .json
+        else { return error }
+        let json = error.problem.hasPrefix("not valid JSON: ") ? String(error.problem.dropFirst(16)) : error.problem
+        return malformed(
+            "not a manifest in any format: tried \(ManifestFormat.binaryPropertyList) (it does not start "
+                + "with \"bplist\"), \(ManifestFormat.xmlPropertyList) (it does not start with \"<\") and "
+                + "\(ManifestFormat.json) (\(json))"
+        )
     }
 
     private static func malformed(_ problem: String) -> ManifestError {

@@ -116,6 +116,33 @@ struct AppManifestErrorTests {
         #expect(error.problem.hasPrefix("not valid JSON: "))
     }
 
+    @Test(
+        "Garbage text, random bytes or an empty file: the error names every format tried, not only JSON",
+        arguments: [
+            Data("hello, this is not a plist".utf8),
+            Data([0x00, 0x9F, 0x13, 0xFF, 0x42, 0x07, 0x80, 0xC3]),
+        ]
+    )
+    func noFormatFits(data: Data) throws {
+        let error = try Fixtures.error(loading: data)
+        #expect(error.code == .malformed)
+        #expect(error.problem.hasPrefix("not a manifest in any format: tried a binary property list"), "\(error)")
+        #expect(error.problem.contains("an XML property list (it does not start with \"<\")"))
+        #expect(error.problem.contains("a JSON document ("))
+        #expect(!error.problem.hasPrefix("not valid JSON"))
+    }
+
+    @Test("An empty (or blank) manifest says it is empty")
+    func emptyManifest() throws {
+        for data in [Data(), Data(" \n\t".utf8)] {
+            let error = try Fixtures.error(loading: data)
+            #expect(error.code == .malformed)
+            #expect(
+                error.problem == "the file is empty; a manifest is an XML or binary property list or a JSON document"
+            )
+        }
+    }
+
     @Test("A document of another format than the one asked for is malformed")
     func formatMismatch() throws {
         let error = try Fixtures.error(loading: Data(ManifestFixtures.xml.utf8), format: .binaryPropertyList)
