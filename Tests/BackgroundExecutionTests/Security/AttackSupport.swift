@@ -9,13 +9,34 @@ let attackerID: UInt32 = 65534
 /// Whether cross-user tests can run: they need root to start processes as another user.
 var canRunAsAnotherUser: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
 
-/// Bytes a child process wrote, collected from a pipe's handler.
+/// Bytes a child process wrote, collected from a pipe's handler; every chunk (and the end of
+/// the pipe) wakes a waiter, so nothing polls.
 final class OutputBuffer: Sendable {
-    private let data = Mutex(Data())
+    private let data = Mutex((bytes: Data(), ended: false))
+    private let arrived = DispatchSemaphore(value: 0)
 
-    func append(_ chunk: Data) { data.withLock { $0 += chunk } }
+    /// Takes a chunk from the pipe's readability handler; an empty chunk is the end of the pipe.
+    func append(_ chunk: Data) {
+        data.withLock {
+            if chunk.isEmpty { $0.ended = true } else { $0.bytes += chunk }
+        }
+        arrived.signal()
+    }
 
-    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+    var text: String { String(decoding: data.withLock { $0.bytes }, as: UTF8.self) }
+    var ended: Bool { data.withLock { $0.ended } }
+
+    /// Waits until `done` holds, re-checking after each chunk; false at `deadline`.
+    func wait(until deadline: ContinuousClock.Instant, for done: () -> Bool) -> Bool {
+        while !done() {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            let nanoseconds =
+                Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
+            _ = arrived.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        }
+        return true
+    }
 }
 
 /// A scratch directory for one test, removed at the end; `sticky` makes it world-writable with
@@ -79,15 +100,12 @@ final class RunningService: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        let seen = self.seen
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            seen.append(chunk)
-        }
-        let standardError = self.standardError
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            standardError.append(chunk)
+        for (pipe, buffer) in [(output, seen), (errors, standardError)] {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                if chunk.isEmpty { handle.readabilityHandler = nil }  // the end: stop being called
+                buffer.append(chunk)
+            }
         }
         try process.run()
         RealClockShutdownTests.killIfStillRunning(process, after: .seconds(60))
@@ -100,13 +118,9 @@ final class RunningService: @unchecked Sendable {
     /// Waits (up to 30 s) until standard output contains `text`; false if the process ended first.
     @discardableResult
     func waitFor(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if standardOutput.contains(text) { return true }
-            if !process.isRunning { return standardOutput.contains(text) }
-            usleep(10_000)  // a child process's output: there is no event to wait on but the pipe's
-        }
-        return false
+        let seen = self.seen
+        _ = seen.wait(until: ContinuousClock.now + timeout) { seen.text.contains(text) || seen.ended }
+        return seen.text.contains(text)
     }
 
     /// Waits for the process to end (killing it after `timeout`) and returns its status.
@@ -120,7 +134,10 @@ final class RunningService: @unchecked Sendable {
         let timedOut = exited.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut
         if timedOut { kill(pid, SIGKILL) }
         process.waitUntilExit()
-        usleep(50_000)  // let the readability handlers take the last bytes
+        // The handlers take the last bytes until each pipe's end (a grandchild holding a pipe
+        // open is not waited for past a second).
+        let drained = ContinuousClock.now + .seconds(1)
+        for buffer in [seen, standardError] { _ = buffer.wait(until: drained) { buffer.ended } }
         return (process.terminationStatus, timedOut)
     }
 
