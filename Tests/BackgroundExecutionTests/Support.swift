@@ -93,3 +93,27 @@ final class Recorder<Value: Sendable>: Sendable {
 
     var all: [Value] { values.withLock { $0 } }
 }
+
+extension EmbeddedSystem {
+    /// An app on a manual clock that has registered `identifier` and submitted a refresh for it,
+    /// due an hour from now: the state `bgctl status` and `why` answer about.
+    @MainActor
+    static func withPendingRefresh(_ identifier: String, app: AppID = "com.example.tests") throws -> EmbeddedSystem {
+        let clock = ManualClock()
+        let manifest = AppManifest(
+            bundleIdentifier: app,
+            permittedTaskIdentifiers: [identifier],
+            backgroundModes: [.fetch, .processing]
+        )
+        let system = EmbeddedSystem(
+            configuration: .test(app: app, policy: .iOS, clock: clock, log: EffectLog(), manifest: manifest)
+        )
+        let scheduler = BGTaskScheduler(connection: system)
+        scheduler.register(forTaskWithIdentifier: identifier, using: nil) { $0.setTaskCompleted(success: true) }
+        clock.runPending()
+        let request = BGAppRefreshTaskRequest(identifier: identifier)
+        request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+        try scheduler.submit(request)
+        return system
+    }
+}

@@ -11,30 +11,7 @@ struct LiveJSONAnswerTests {
     static let refresh = "com.example.tests.refresh"
 
     /// An embedded app on a manual clock with one refresh pending an hour from now.
-    static func app() throws -> EmbeddedSystem {
-        let clock = ManualClock()
-        let manifest = AppManifest(
-            bundleIdentifier: "com.example.tests",
-            permittedTaskIdentifiers: [refresh],
-            backgroundModes: [.fetch]
-        )
-        let system = EmbeddedSystem(
-            configuration: .test(
-                app: "com.example.tests",
-                policy: .iOS,
-                clock: clock,
-                log: EffectLog(),
-                manifest: manifest
-            )
-        )
-        let scheduler = BGTaskScheduler(connection: system)
-        scheduler.register(forTaskWithIdentifier: refresh, using: nil) { $0.setTaskCompleted(success: true) }
-        clock.runPending()
-        let request = BGAppRefreshTaskRequest(identifier: refresh)
-        request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-        try scheduler.submit(request)
-        return system
-    }
+    static func app() throws -> EmbeddedSystem { try EmbeddedSystem.withPendingRefresh(refresh) }
 
     @Test("status with json: the text as before, and a StatusDocument naming the pending request")
     func status() throws {

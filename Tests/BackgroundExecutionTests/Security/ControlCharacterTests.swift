@@ -42,27 +42,7 @@ struct ControlCharacterTests {
     @Test("bgctl's status and why text escape identifiers (a manifest may permit any string)")
     func debugAnswersAreEscaped() throws {
         let identifier = "com.example.x\n  running com.example.fake (appRefresh)\u{1B}]0;title\u{07}"
-        let clock = ManualClock()
-        let manifest = AppManifest(
-            bundleIdentifier: "com.example.tests",
-            permittedTaskIdentifiers: [identifier],
-            backgroundModes: [.fetch, .processing]
-        )
-        let system = EmbeddedSystem(
-            configuration: .test(
-                app: "com.example.tests",
-                policy: .iOS,
-                clock: clock,
-                log: EffectLog(),
-                manifest: manifest
-            )
-        )
-        let scheduler = BGTaskScheduler(connection: system)
-        scheduler.register(forTaskWithIdentifier: identifier, using: nil) { $0.setTaskCompleted(success: true) }
-        clock.runPending()
-        let request = BGAppRefreshTaskRequest(identifier: identifier)
-        request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-        try scheduler.submit(request)
+        let system = try EmbeddedSystem.withPendingRefresh(identifier)
         for command in [DebugCommand(action: .status), DebugCommand(action: .why)] {
             let text = system.run(command).text
             #expect(!text.contains("\n  running"), "\(command.action): \(text)")
