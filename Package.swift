@@ -27,6 +27,9 @@ let package = Package(
         .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
         // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
         .library(name: "BackgroundServiceLifecycle", targets: ["BackgroundServiceLifecycle"]),
+        // The daemon's Linux edge for app processes: spawn with an inherited socket into a cgroup,
+        // freeze (cgroup v2 or SIGSTOP), kill, exit watching, /proc/locks for 0xdead10cc.
+        .library(name: "BackgroundProcessControl", targets: ["BackgroundProcessControl"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
         // `bgctl doctor` runs this sibling: swift-syntax stays out of what `bgctl` compiles.
         .executable(name: "bgctl-doctor", targets: ["bgctl-doctor"]),
@@ -91,6 +94,23 @@ let package = Package(
         .target(
             name: "BackgroundDevice",
             dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        // App processes for the daemon (Glibc): spawning, the cgroup v2 freezer with a
+        // SIGSTOP/SIGCONT fallback, kills, exits, held file locks. Reuses the embedded edge's
+        // SystemCall and SecureDirectory (package access).
+        .target(
+            name: "BackgroundProcessControl",
+            dependencies: ["BackgroundCore", "BackgroundExecution", "CProcessSpawn"],
+            swiftSettings: strictSettings
+        ),
+        // The child's side of a spawn (between clone3 and exec only async-signal-safe calls are
+        // allowed, so it is C): descriptors, process group, cgroup, signal mask; and waitid on a pidfd.
+        .target(name: "CProcessSpawn"),
+        // The test app the process-control and daemon tests start: what it does is set by its
+        // arguments (sleep, lock a file, echo on its connection, exit, crash). Glibc only.
+        .executableTarget(
+            name: "background-test-app",
             swiftSettings: strictSettings
         ),
         // Command output in one place: the exit-code table, the one-line error style, --json and
@@ -213,6 +233,11 @@ let package = Package(
                 "BackgroundDevice", "BackgroundCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundProcessControlTests",
+            dependencies: ["BackgroundProcessControl", "BackgroundTestSupport", "background-test-app"],
             swiftSettings: strictSettings
         ),
         .testTarget(

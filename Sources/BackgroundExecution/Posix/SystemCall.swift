@@ -13,7 +13,7 @@ import Glibc
 package enum SystemCall {
     /// Runs `body` until it does not fail with `EINTR`; `-1` becomes a ``SystemCallError``.
     @inline(__always)
-    static func retrying<Result: FixedWidthInteger>(
+    package static func retrying<Result: FixedWidthInteger>(
         _ call: String,
         _ subject: String? = nil,
         _ body: () -> Result

@@ -1,0 +1,69 @@
+import BackgroundExecution
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `/proc` says about processes: their state, their process group, their open files.
+enum ProcFileSystem {
+    /// The fields of `/proc/<pid>/stat` this module reads.
+    struct ProcessStatus: Sendable, Hashable {
+        /// `R`, `S`, `D`, `T` (stopped by a signal), `t`, `Z`, `X`...
+        var state: Character
+        var processGroup: pid_t
+    }
+
+    /// Parses `/proc/<pid>/stat`. The command name is in parentheses and may itself contain
+    /// spaces and parentheses, so the fields are counted from the last `)`.
+    static func parseStatus(_ text: String) -> ProcessStatus? {
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count >= 3, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
+        return ProcessStatus(state: state, processGroup: group)
+    }
+
+    /// The status of `pid`, or nil if it no longer exists.
+    static func status(of pid: pid_t) -> ProcessStatus? {
+        (try? SystemCall.readFile(AT_FDCWD, "/proc/\(pid)/stat")).flatMap(parseStatus)
+    }
+
+    /// Every process whose process group is `group`, sorted.
+    static func members(ofGroup group: pid_t) throws(ProcessControlError) -> [pid_t] {
+        let entries: [String]
+        do {
+            let proc = try SystemCall.openAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY)
+            defer { SystemCall.close(proc) }
+            entries = try SystemCall.entries(of: proc)
+        } catch {
+            throw ProcessControlError(.procReadFailed, operation: "list /proc", error)
+        }
+        return entries.compactMap { pid_t($0) }.filter { status(of: $0)?.processGroup == group }.sorted()
+    }
+
+    /// Whether a process no longer runs: stopped by a signal (`T`), or gone (`Z`, `X`, or no
+    /// longer in `/proc`).
+    static func isStoppedOrGone(_ pid: pid_t) -> Bool {
+        guard let state = status(of: pid)?.state else { return true }
+        return state == "T" || state == "Z" || state == "X"
+    }
+
+    /// The descriptors `pid` has open: number, the path the kernel names, and the text of its
+    /// `fdinfo` (which lists the locks held through that open file description).
+    static func openFiles(of pid: pid_t) -> [(descriptor: Int32, path: String, info: String)] {
+        let names: [String]
+        do {
+            let directory = try SystemCall.openAt(AT_FDCWD, "/proc/\(pid)/fd", O_RDONLY | O_DIRECTORY)
+            defer { SystemCall.close(directory) }
+            names = try SystemCall.entries(of: directory)
+        } catch {
+            return []  // gone, or not ours to read: nothing it holds can be seen
+        }
+        return names.compactMap { name in
+            guard let descriptor = Int32(name),
+                let path = try? SystemCall.readLink("/proc/\(pid)/fd/\(name)"),
+                let info = try? SystemCall.readFile(AT_FDCWD, "/proc/\(pid)/fdinfo/\(name)")
+            else { return nil }
+            return (descriptor, path, info)
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import BackgroundExecution
+import CProcessSpawn
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts an app process: the Swift side of `cps_spawn` (`Sources/CProcessSpawn`).
+///
+/// Why not `posix_spawn` or swift-subprocess: the app must start with an already-connected
+/// socket as descriptor 3 and, when cgroups are in use, already inside its own cgroup, so that
+/// nothing it forks can escape the freezer. swift-subprocess 1.0.2 closes every descriptor but
+/// 0–2 and has no pre-exec hook on Linux. glibc 2.36 (Debian 12) `posix_spawn` passes the
+/// socket with file actions but cannot place the child in a cgroup
+/// (`posix_spawnattr_setcgroup_np` arrived in glibc 2.41), and placing it after the spawn lets
+/// it run, and fork, first. A trampoline (spawn a helper that waits to be moved, then execs the
+/// app) costs a second exec and a binary to find and trust. So the child is made with
+/// `clone3(CLONE_INTO_CGROUP | CLONE_PIDFD)`, which is what glibc 2.41's `posix_spawn` does:
+/// the kernel places it atomically and returns a pidfd with no pid-reuse race. Between clone
+/// and exec the child only makes async-signal-safe calls (in C): its own process group, default
+/// signal dispositions and an empty mask, the descriptor map, everything else closed
+/// (`close_range`), the working directory, `execve`. Where `clone3` is refused (kernels before
+/// 5.7, seccomp filters that answer `ENOSYS`), it forks and the child writes `0` to its
+/// cgroup's `cgroup.procs` before exec, then the parent opens a pidfd with `pidfd_open`.
+enum Spawner {
+    /// A started process: its pid and a pidfd the caller owns.
+    struct Started {
+        var pid: pid_t
+        var pidfd: Int32
+    }
+
+    /// Starts `request` (in `leaf` when given).
+    static func spawn(_ request: SpawnRequest, in leaf: CgroupLeaf?) throws(ProcessControlError) -> Started {
+        let operation = "spawn \(request.label)"
+        guard request.executable.hasPrefix("/") else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(request.executable) is not an absolute path"
+            )
+        }
+        guard request.workingDirectory.hasPrefix("/") else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(request.workingDirectory) is not an absolute path"
+            )
+        }
+        let strings =
+            [request.executable, request.workingDirectory] + request.arguments
+            + request.environment.flatMap { [$0.key, $0.value] }
+        guard !strings.contains(where: { $0.utf8.contains(0) }) else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "an argument or variable contains a NUL byte"
+            )
+        }
+        if let name = request.environment.keys.sorted().first(where: { $0.isEmpty || $0.contains("=") }) {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "'\(name)' is not an environment variable name"
+            )
+        }
+        let null = try openNull(operation)
+        defer { SystemCall.close(null) }
+        let (sources, targets) = descriptorMap(request, null: null)
+        let argv = CStrings([request.executable] + request.arguments)
+        let envp = CStrings(environment(of: request))
+        defer {
+            argv.free()
+            envp.free()
+        }
+        var pid: pid_t = 0
+        var pidfd: Int32 = -1
+        var step: Int32 = 0
+        var usedClone3: Int32 = 0
+        let error = request.executable.withCString { path in
+            request.workingDirectory.withCString { directory in
+                sources.withUnsafeBufferPointer { sourceBuffer in
+                    targets.withUnsafeBufferPointer { targetBuffer in
+                        var spec = cps_request(
+                            path: path,
+                            argv: argv.pointer,
+                            envp: envp.pointer,
+                            directory: directory,
+                            sources: sourceBuffer.baseAddress,
+                            targets: targetBuffer.baseAddress,
+                            count: Int32(sources.count),
+                            cgroup: leaf?.directory.descriptor ?? -1,
+                            cgroup_procs: leaf?.procs ?? -1
+                        )
+                        return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
+                    }
+                }
+            }
+        }
+        guard error == 0 else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(stepName(step, request)): \(String(cString: strerror(error))) (errno \(error))",
+                errno: error
+            )
+        }
+        return Started(pid: pid, pidfd: pidfd)
+    }
+
+    /// The environment as `NAME=value` strings, in the order of the names; the connection's
+    /// variable is set when there is a connection and removed when there is none.
+    static func environment(of request: SpawnRequest) -> [String] {
+        var variables = request.environment
+        variables[SpawnRequest.connectionVariable] = request.connection.map { _ in
+            String(SpawnRequest.connectionDescriptor)
+        }
+        return variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// Parent descriptors and the numbers they get in the child: 0, 1, 2 and the connection.
+    static func descriptorMap(_ request: SpawnRequest, null: Int32) -> (sources: [Int32], targets: [Int32]) {
+        func source(_ stream: SpawnRequest.StandardStream, own: Int32) -> Int32 {
+            switch stream {
+            case .inherit: return own
+            case .null: return null
+            case .descriptor(let descriptor): return descriptor
+            }
+        }
+        var sources = [
+            source(request.standardInput, own: 0), source(request.standardOutput, own: 1),
+            source(request.standardError, own: 2),
+        ]
+        var targets: [Int32] = [0, 1, 2]
+        if let connection = request.connection {
+            sources.append(connection)
+            targets.append(SpawnRequest.connectionDescriptor)
+        }
+        return (sources, targets)
+    }
+
+    private static func openNull(_ operation: String) throws(ProcessControlError) -> Int32 {
+        do {
+            return try SystemCall.openAt(AT_FDCWD, "/dev/null", O_RDWR)
+        } catch {
+            throw ProcessControlError(.spawnFailed, operation: operation, error)
+        }
+    }
+
+    private static func stepName(_ step: Int32, _ request: SpawnRequest) -> String {
+        switch UInt32(step) {
+        case CPS_STEP_PIPE.rawValue: return "pipe"
+        case CPS_STEP_CLONE.rawValue: return "clone3"
+        case CPS_STEP_PIDFD.rawValue: return "pidfd_open"
+        case CPS_STEP_CGROUP.rawValue: return "moving it into its cgroup"
+        case CPS_STEP_DESCRIPTORS.rawValue: return "passing its descriptors"
+        case CPS_STEP_DIRECTORY.rawValue: return "working directory \(request.workingDirectory)"
+        case CPS_STEP_EXEC.rawValue: return "\(request.executable) cannot be executed"
+        case CPS_STEP_PROCESS_GROUP.rawValue: return "setpgid"
+        default: return "step \(step)"
+        }
+    }
+}
+
+/// A NULL-terminated array of C strings, freed explicitly.
+struct CStrings {
+    let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    init(_ strings: [String]) {
+        pointer = .allocate(capacity: strings.count + 1)
+        for (index, string) in strings.enumerated() { pointer[index] = strdup(string) }
+        pointer[strings.count] = nil
+    }
+
+    func free() {
+        var index = 0
+        while let string = pointer[index] {
+            Glibc.free(string)
+            index += 1
+        }
+        pointer.deallocate()
+    }
+}

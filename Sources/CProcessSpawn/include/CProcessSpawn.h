@@ -1,0 +1,61 @@
+// The one piece of the project's process control that cannot be Swift: the code that runs in a
+// new child between clone and exec, where only async-signal-safe calls are allowed (the
+// daemon is multithreaded, so another thread may hold the allocator's lock at that moment).
+#ifndef C_PROCESS_SPAWN_H
+#define C_PROCESS_SPAWN_H
+
+#include <sys/types.h>
+
+/// What to start and how. Every pointer is read by the child before exec.
+typedef struct {
+    /// The program, an absolute path.
+    const char *path;
+    /// NULL-terminated argument and environment vectors.
+    char *const *argv;
+    char *const *envp;
+    /// The working directory, an absolute path.
+    const char *directory;
+    /// Descriptor `sources[i]` of the parent becomes `targets[i]` in the child; every other
+    /// descriptor is closed in the child before exec.
+    const int *sources;
+    const int *targets;
+    int count;
+    /// An `O_DIRECTORY` descriptor of the cgroup to start the child in, or -1 for the parent's.
+    int cgroup;
+    /// That cgroup's `cgroup.procs` opened for writing, or -1: used only where `clone3` is
+    /// refused (old kernels, seccomp filters), by the child writing "0" to it before exec.
+    int cgroup_procs;
+} cps_request;
+
+/// The step that failed, for the error message.
+typedef enum {
+    CPS_STEP_NONE = 0,
+    CPS_STEP_PIPE = 1,
+    CPS_STEP_CLONE = 2,
+    CPS_STEP_PIDFD = 3,
+    CPS_STEP_CGROUP = 4,
+    CPS_STEP_DESCRIPTORS = 5,
+    CPS_STEP_DIRECTORY = 6,
+    CPS_STEP_EXEC = 7,
+    CPS_STEP_PROCESS_GROUP = 8,
+} cps_step;
+
+/// Starts the child in its own process group (its pid is its group id), with every signal's
+/// disposition reset to the default and an empty signal mask.
+///
+/// Returns 0 and sets `*pid` and `*pidfd` (close-on-exec), or returns an errno value and sets
+/// `*failed_step`; a child that failed before exec has been reaped. `*used_clone3` says
+/// whether the child was made by `clone3` (with `CLONE_INTO_CGROUP` when a cgroup was given).
+int cps_spawn(const cps_request *request, pid_t *pid, int *pidfd, int *failed_step, int *used_clone3);
+
+/// How a child ended, from `waitid(P_PIDFD, pidfd, WEXITED)`, which reaps it: returns 0 and
+/// sets `*signaled` (1 if a signal ended it), `*value` (the exit code or the signal) and
+/// `*core_dumped`, or returns an errno value.
+int cps_reap(int pidfd, int *signaled, int *value, int *core_dumped);
+
+/// Whether a process can be started in the cgroup open at `cgroup` (`procs`: its
+/// `cgroup.procs`, for the fork fallback): starts a child there that exits at once, and reaps
+/// it. Returns 0, or the errno that placing it failed with.
+int cps_probe_cgroup(int cgroup, int procs);
+
+#endif

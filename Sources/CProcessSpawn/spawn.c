@@ -1,0 +1,239 @@
+// See CProcessSpawn.h. Why not posix_spawn: glibc 2.36 (Debian 12) cannot start a child in a
+// cgroup (posix_spawnattr_setcgroup_np arrived in glibc 2.41) and has no pidfd_spawn (2.39);
+// swift-subprocess 1.0.2 closes every descriptor but 0-2 and has no pre-exec hook on Linux.
+// This is what glibc 2.41's posix_spawn does with clone3(CLONE_INTO_CGROUP), without CLONE_VM
+// (a copy-on-write child, so no separate stack is needed) and with a pipe for the child's error.
+#define _GNU_SOURCE
+#include "CProcessSpawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+struct cps_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+        set_tid_size, cgroup;
+};
+
+struct cps_failure {
+    int step;
+    int error;
+};
+
+// Child side: report the failing step and errno to the parent, then exit without running any
+// of the parent's atexit handlers.
+static void cps_fail(int report, int step) {
+    struct cps_failure failure = {step, errno};
+    ssize_t ignored = write(report, &failure, sizeof failure);
+    (void)ignored;
+    _exit(127);
+}
+
+// Closes every descriptor from `low` to `high` inclusive.
+static void cps_close_range(unsigned low, unsigned high) {
+    if (low > high) return;
+    if (syscall(SYS_close_range, low, high, 0) == 0) return;
+    struct rlimit limit;
+    unsigned top = high;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < top) top = (unsigned)limit.rlim_cur;
+    for (unsigned descriptor = low; descriptor <= top && descriptor >= low; descriptor++) close((int)descriptor);
+}
+
+// Child side, between clone and exec: only async-signal-safe calls.
+static void cps_child(const cps_request *request, int report, int move_self) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; signal++) {
+        if (signal != SIGKILL && signal != SIGSTOP) sigaction(signal, &action, NULL);
+    }
+    if (setpgid(0, 0) != 0) cps_fail(report, CPS_STEP_PROCESS_GROUP);
+    if (move_self && request->cgroup_procs >= 0) {
+        if (write(request->cgroup_procs, "0", 1) != 1) cps_fail(report, CPS_STEP_CGROUP);
+    }
+    // Lift every source above the highest target first, so a mapping like 3->4, 4->3 works.
+    int highest = 2;
+    for (int i = 0; i < request->count; i++) {
+        if (request->targets[i] > highest) highest = request->targets[i];
+    }
+    if (report <= highest) {
+        int moved = fcntl(report, F_DUPFD_CLOEXEC, highest + 1);
+        if (moved < 0) _exit(127);
+        report = moved;
+    }
+    int lifted[request->count > 0 ? request->count : 1];
+    for (int i = 0; i < request->count; i++) {
+        lifted[i] = fcntl(request->sources[i], F_DUPFD_CLOEXEC, highest + 1);
+        if (lifted[i] < 0) cps_fail(report, CPS_STEP_DESCRIPTORS);
+    }
+    for (int i = 0; i < request->count; i++) {
+        if (dup2(lifted[i], request->targets[i]) < 0) cps_fail(report, CPS_STEP_DESCRIPTORS);
+    }
+    for (int descriptor = 0; descriptor <= highest; descriptor++) {
+        int wanted = 0;
+        for (int i = 0; i < request->count; i++) wanted |= request->targets[i] == descriptor;
+        if (!wanted) close(descriptor);
+    }
+    cps_close_range((unsigned)highest + 1, (unsigned)report - 1);
+    cps_close_range((unsigned)report + 1, ~0U);
+    if (chdir(request->directory) != 0) cps_fail(report, CPS_STEP_DIRECTORY);
+    sigset_t empty;
+    sigemptyset(&empty);
+    sigprocmask(SIG_SETMASK, &empty, NULL);
+    execve(request->path, request->argv, request->envp);
+    cps_fail(report, CPS_STEP_EXEC);
+}
+
+// Parent side: clone3 when the kernel allows it, fork otherwise.
+static pid_t cps_clone(const cps_request *request, int *pidfd, int *used_clone3) {
+    struct cps_clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_PIDFD;
+    args.pidfd = (uint64_t)(uintptr_t)pidfd;
+    args.exit_signal = SIGCHLD;
+    if (request->cgroup >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)request->cgroup;
+    }
+    long result = syscall(SYS_clone3, &args, sizeof args);
+    if (result >= 0) {
+        *used_clone3 = 1;
+        return (pid_t)result;
+    }
+    if (errno != ENOSYS && errno != EPERM && errno != E2BIG) return -1;
+    *used_clone3 = 0;
+    *pidfd = -1;
+    return fork();
+}
+
+int cps_spawn(const cps_request *request, pid_t *pid, int *pidfd, int *failed_step, int *used_clone3) {
+    *failed_step = CPS_STEP_NONE;
+    *pidfd = -1;
+    *used_clone3 = 0;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        *failed_step = CPS_STEP_PIPE;
+        return errno;
+    }
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t child = cps_clone(request, pidfd, used_clone3);
+    if (child == 0) {
+        close(report[0]);
+        cps_child(request, report[1], !*used_clone3);
+    }
+    int clone_error = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        *failed_step = CPS_STEP_CLONE;
+        return clone_error;
+    }
+    struct cps_failure failure = {0, 0};
+    ssize_t got;
+    do {
+        got = read(report[0], &failure, sizeof failure);
+    } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof failure) {
+        if (*pidfd >= 0) close(*pidfd);
+        *pidfd = -1;
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        *failed_step = failure.step;
+        return failure.error;
+    }
+    if (*pidfd < 0) {
+        // The child is ours and not yet reaped, so its pid cannot have been reused.
+        long descriptor = syscall(SYS_pidfd_open, child, 0);
+        if (descriptor < 0) {
+            int error = errno;
+            kill(child, SIGKILL);
+            int status;
+            while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+            *failed_step = CPS_STEP_PIDFD;
+            return error;
+        }
+        *pidfd = (int)descriptor;
+    }
+    *pid = child;
+    return 0;
+}
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+int cps_reap(int pidfd, int *signaled, int *value, int *core_dumped) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, WEXITED) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    *signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
+    *core_dumped = info.si_code == CLD_DUMPED;
+    *value = info.si_status;
+    return 0;
+}
+
+int cps_probe_cgroup(int cgroup, int procs) {
+    int pidfd = -1;
+    int used_clone3 = 0;
+    cps_request request;
+    memset(&request, 0, sizeof request);
+    request.cgroup = cgroup;
+    request.cgroup_procs = procs;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t child = cps_clone(&request, &pidfd, &used_clone3);
+    if (child == 0) {
+        if (!used_clone3 && write(procs, "0", 1) != 1) {
+            int error = errno;
+            ssize_t ignored = write(report[1], &error, sizeof error);
+            (void)ignored;
+        }
+        _exit(0);
+    }
+    int clone_error = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        return clone_error;
+    }
+    int error = 0;
+    ssize_t got;
+    do {
+        got = read(report[0], &error, sizeof error);
+    } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (pidfd >= 0) close(pidfd);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    return got == (ssize_t)sizeof error ? error : 0;
+}

@@ -1,0 +1,87 @@
+import BackgroundProcessControl
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Kills and exits, reported as values from the pidfd (no busy polling, no SIGCHLD handler).
+@Suite("Kill and exit watching: SIGKILL of the whole app, exit codes and signals as values")
+struct KillAndExitTests {
+    @Test("kill ends the app and what it forked, frozen or not", arguments: [true, false], [true, false])
+    func killWholeApp(cgroups: Bool, frozenFirst: Bool) async throws {
+        guard let controller = try cgroups ? AppFixture.cgroupController() : AppFixture.signalController() else {
+            return
+        }
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        let socket = try AppFixture.socketPair()
+        defer { close(socket.daemon) }
+        let app = try controller.spawn(
+            AppFixture.request(["fork", "sleep", "forever"], in: container, connection: socket.app)
+        )
+        close(socket.app)
+        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
+        if frozenFirst { try await controller.freeze(app) }
+        try controller.kill(app)
+        let exit = await controller.exit(of: app)
+        #expect(exit.process == app)
+        #expect(exit.status == .signaled(signal: SIGKILL, coreDumped: false))
+        // The child was reparented when the app died; whoever reaps it, it is gone or a zombie.
+        #expect(await waitUntil { AppFixture.state(of: child) == nil || AppFixture.state(of: child) == "Z" })
+        if let cgroup = app.cgroup {
+            #expect(await waitUntil { !FileManager.default.fileExists(atPath: cgroup) }, "removed once empty")
+        }
+    }
+
+    @Test("exit codes and crashes are reported as values, to exit(of:) and to every exits() stream")
+    func exitStatuses() async throws {
+        let controller = try AppFixture.signalController()
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        let first = controller.exits()
+        let second = controller.exits()
+        let exited = try controller.spawn(AppFixture.request(["exit", "3"], in: container, label: "com.example.exits"))
+        #expect(await controller.exit(of: exited).status == .exited(code: 3))
+        let crashed = try controller.spawn(
+            AppFixture.request(["crash", "6"], in: container, label: "com.example.exits")
+        )
+        let crash = await controller.exit(of: crashed)
+        guard case .signaled(let signal, _) = crash.status else {
+            Issue.record("a crash is a signal, not \(crash.status)")
+            return
+        }
+        #expect(signal == SIGABRT)
+        #expect(await controller.exit(of: exited).status == .exited(code: 3), "asked again, answered at once")
+        for stream in [first, second] {
+            var iterator = stream.makeAsyncIterator()
+            var seen: [ProcessExit] = []
+            while seen.count < 2, let exit = await iterator.next() {
+                if exit.process.label == "com.example.exits" { seen.append(exit) }
+            }
+            #expect(seen.map(\.process) == [exited, crashed])
+        }
+    }
+
+    @Test("an app that exits leaves nothing running: its forked child is killed with it", arguments: [true, false])
+    func exitTakesTheRestAlong(cgroups: Bool) async throws {
+        guard let controller = try cgroups ? AppFixture.cgroupController() : AppFixture.signalController() else {
+            return
+        }
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        let socket = try AppFixture.socketPair()
+        defer { close(socket.daemon) }
+        let app = try controller.spawn(
+            AppFixture.request(["fork", "ready", "echo"], in: container, connection: socket.app)
+        )
+        close(socket.app)
+        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
+        #expect(AppFixture.readLine(socket.daemon) == "ready")
+        shutdown(socket.daemon, Int32(SHUT_RDWR))  // echo ends, the app exits 0
+        #expect(await controller.exit(of: app).status == .exited(code: 0))
+        #expect(await waitUntil { AppFixture.state(of: child) == nil || AppFixture.state(of: child) == "Z" })
+    }
+}
