@@ -61,6 +61,14 @@ let package = Package(
             ],
             path: "SimulatorBench"
         ),
+        // Freeze request to frozen, both mechanisms (needs cgroups for the cgroup rows).
+        .executableTarget(
+            name: "FreezeBench",
+            dependencies: [
+                .product(name: "BackgroundProcessControl", package: "BackgroundExecution")
+            ],
+            path: "FreezeBench"
+        ),
         // Not a benchmark: the same rows as a plain executable, for valgrind/callgrind.
         .executableTarget(
             name: "BeginEndProfile",

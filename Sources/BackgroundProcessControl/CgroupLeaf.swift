@@ -98,8 +98,13 @@ final class CgroupLeaf: Sendable {
         return (populated, frozen)
     }
 
-    /// Waits for `frozen 1` in `cgroup.events`: the kernel wakes `poll` (`POLLPRI`) whenever
-    /// the file changes, so this sleeps in `poll`, not in a loop of reads.
+    /// Waits for `frozen 1` in `cgroup.events`.
+    ///
+    /// The kernel wakes a `poll` (`POLLPRI`) on `cgroup.events` when it changes, but at most once
+    /// per 10 ms per file (`CGROUP_FILE_NOTIFY_MIN_INTV`, `HZ/100`, in `kernel/cgroup/cgroup.c`):
+    /// a freeze shortly after a thaw would be seen up to 10 ms late. The file itself is current,
+    /// so the wait re-reads it after each wake-up and after short timeouts that grow from 50 µs
+    /// to 1 ms; a freeze is seen at most about 1 ms after it happened.
     ///
     /// - Returns: whether the cgroup was frozen before `timeout` passed.
     func waitUntilFrozen(timeout: Duration) throws(ProcessControlError) -> Bool {
@@ -117,18 +122,19 @@ final class CgroupLeaf: Sendable {
     ) throws(ProcessControlError) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        var step = Duration.microseconds(50)
         while true {
             // Reading first re-arms the notification; a change after this read wakes the poll.
             if condition(try state()) { return true }
             let left = clock.now.duration(to: deadline)
             guard left > .zero else { return false }
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
             var descriptors = [pollfd(fd: events, events: Int16(POLLPRI), revents: 0)]
             do {
-                _ = try SystemCall.poll(&descriptors, timeout: Int32(clamping: milliseconds))
+                _ = try SystemCall.poll(&descriptors, timeout: min(left, step))
             } catch {
                 throw ProcessControlError(.cgroupFailed, operation: "poll \(path)/cgroup.events", error)
             }
+            step = min(step * 2, .milliseconds(1))
         }
     }
 

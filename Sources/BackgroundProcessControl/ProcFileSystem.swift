@@ -15,29 +15,53 @@ enum ProcFileSystem {
 
     /// Parses `/proc/<pid>/stat`. The command name is in parentheses and may itself contain
     /// spaces and parentheses, so the fields are counted from the last `)`.
-    static func parseStatus(_ text: String) -> ProcessStatus? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count >= 3, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
-        return ProcessStatus(state: state, processGroup: group)
+    static func parseStatus(_ text: some Collection<UInt8>) -> ProcessStatus? {
+        let bytes = Array(text)
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 3, let state = fields[0].first,
+            let group = pid_t(String(decoding: fields[2], as: UTF8.self))
+        else { return nil }
+        return ProcessStatus(state: Character(Unicode.Scalar(state)), processGroup: group)
     }
 
     /// The status of `pid`, or nil if it no longer exists.
     static func status(of pid: pid_t) -> ProcessStatus? {
-        (try? SystemCall.readFile(AT_FDCWD, "/proc/\(pid)/stat")).flatMap(parseStatus)
+        status(of: pid, in: AT_FDCWD, "/proc/\(pid)/stat")
     }
 
-    /// Every process whose process group is `group`, sorted.
+    /// One read of a `stat` file into a small buffer (the group scan reads one per process, so
+    /// it avoids growing buffers).
+    private static func status(of pid: pid_t, in directory: Int32, _ name: String) -> ProcessStatus? {
+        guard let file = try? SystemCall.openAt(directory, name, O_RDONLY) else { return nil }
+        defer { SystemCall.close(file) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            try? SystemCall.read(file, into: bytes)
+        }
+        guard let count, count > 0 else { return nil }
+        return parseStatus(buffer[..<count])
+    }
+
+    /// Every process whose process group is `group`, sorted: the pids listed in `/proc`, each
+    /// asked `getpgid(2)` (a system call, far cheaper than reading its `stat`).
     static func members(ofGroup group: pid_t) throws(ProcessControlError) -> [pid_t] {
+        let proc: Int32
+        do {
+            proc = try SystemCall.openAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw ProcessControlError(.procReadFailed, operation: "open /proc", error)
+        }
+        defer { SystemCall.close(proc) }
         let entries: [String]
         do {
-            let proc = try SystemCall.openAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY)
-            defer { SystemCall.close(proc) }
             entries = try SystemCall.entries(of: proc)
         } catch {
             throw ProcessControlError(.procReadFailed, operation: "list /proc", error)
         }
-        return entries.compactMap { pid_t($0) }.filter { status(of: $0)?.processGroup == group }.sorted()
+        return entries.compactMap { pid_t($0) }
+            .filter { getpgid($0) == group }
+            .sorted()
     }
 
     /// Whether a process no longer runs: stopped by a signal (`T`), or gone (`Z`, `X`, or no

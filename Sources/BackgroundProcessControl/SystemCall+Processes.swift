@@ -1,4 +1,5 @@
 import BackgroundExecution
+import CProcessSpawn
 
 #if canImport(Glibc)
 import Glibc
@@ -64,9 +65,13 @@ extension SystemCall {
         _ = try retrying("kill", "\(target)") { Glibc.kill(target, signal) }
     }
 
-    /// `poll(2)`; `timeout` in milliseconds, -1 to wait for ever. Returns how many are ready.
-    static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(SystemCallError) -> Int32 {
-        let count = nfds_t(descriptors.count)
-        return try retrying("poll") { Glibc.poll(&descriptors, count, timeout) }
+    /// `ppoll(2)`; nil `timeout` waits for ever. Returns how many are ready. An interrupted
+    /// wait is retried with the whole timeout again (callers re-check their own deadline).
+    static func poll(_ descriptors: inout [pollfd], timeout: Duration?) throws(SystemCallError) -> Int32 {
+        let count = UInt(descriptors.count)
+        let nanoseconds =
+            timeout.map { max(0, $0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000) }
+            ?? -1
+        return try retrying("poll") { cps_poll_nanoseconds(&descriptors, count, nanoseconds) }
     }
 }

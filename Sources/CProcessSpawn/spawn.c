@@ -237,3 +237,9 @@ int cps_probe_cgroup(int cgroup, int procs) {
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     return got == (ssize_t)sizeof error ? error : 0;
 }
+
+int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long long nanoseconds) {
+    if (nanoseconds < 0) return ppoll(descriptors, (nfds_t)count, NULL, NULL);
+    struct timespec timeout = {(time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL)};
+    return ppoll(descriptors, (nfds_t)count, &timeout, NULL);
+}

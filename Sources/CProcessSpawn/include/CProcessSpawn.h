@@ -4,6 +4,7 @@
 #ifndef C_PROCESS_SPAWN_H
 #define C_PROCESS_SPAWN_H
 
+#include <poll.h>
 #include <sys/types.h>
 
 /// What to start and how. Every pointer is read by the child before exec.
@@ -57,5 +58,9 @@ int cps_reap(int pidfd, int *signaled, int *value, int *core_dumped);
 /// `cgroup.procs`, for the fork fallback): starts a child there that exits at once, and reaps
 /// it. Returns 0, or the errno that placing it failed with.
 int cps_probe_cgroup(int cgroup, int procs);
+
+/// `ppoll(2)` with a timeout in nanoseconds (-1: none), for waits shorter than a millisecond;
+/// returns what `ppoll` returns, with `errno` set.
+int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long long nanoseconds);
 
 #endif
