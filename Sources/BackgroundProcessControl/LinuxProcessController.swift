@@ -21,13 +21,22 @@ public final class LinuxProcessController: ProcessController {
     private let configuration: ProcessControlConfiguration
     private let tree: CgroupTree?
     private let table: ProcessTable
+    /// Tests only: start every app by the fork fallback, as where `clone3` is refused.
+    private let forcingFork: Bool
 
     /// Detects the freezing mechanism and starts the exit watcher.
     ///
     /// - Throws: ``ProcessControlError`` only if the watcher cannot start (no pipe, no
     ///   thread); a machine without usable cgroups gives a controller that uses signals.
-    public init(configuration: ProcessControlConfiguration = .init()) throws(ProcessControlError) {
+    public convenience init(configuration: ProcessControlConfiguration = .init()) throws(ProcessControlError) {
+        try self.init(configuration: configuration, forcingFork: false)
+    }
+
+    /// Tests only: `forcingFork` starts every app by the fork fallback (the child moves itself
+    /// into its cgroup through `cgroup.procs`), the path taken where `clone3` is refused.
+    package init(configuration: ProcessControlConfiguration, forcingFork: Bool) throws(ProcessControlError) {
         self.configuration = configuration
+        self.forcingFork = forcingFork
         switch configuration.freezer {
         case .processGroupSignals:
             tree = nil
@@ -53,7 +62,7 @@ public final class LinuxProcessController: ProcessController {
         let leaf = try tree?.makeLeaf(label: request.label, serial: serial)
         let started: Spawner.Started
         do {
-            started = try Spawner.spawn(request, in: leaf)
+            started = try Spawner.spawn(request, in: leaf, forcingFork: forcingFork)
         } catch {
             try? leaf?.remove()
             throw error

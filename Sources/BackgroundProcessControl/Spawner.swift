@@ -30,7 +30,11 @@ enum Spawner {
     }
 
     /// Starts `request` (in `leaf` when given).
-    static func spawn(_ request: SpawnRequest, in leaf: CgroupLeaf?) throws(ProcessControlError) -> Started {
+    static func spawn(
+        _ request: SpawnRequest,
+        in leaf: CgroupLeaf?,
+        forcingFork: Bool = false
+    ) throws(ProcessControlError) -> Started {
         let operation = "spawn \(request.label)"
         guard request.executable.hasPrefix("/") else {
             throw ProcessControlError(
@@ -89,7 +93,8 @@ enum Spawner {
                             targets: targetBuffer.baseAddress,
                             count: Int32(sources.count),
                             cgroup: leaf?.directory.descriptor ?? -1,
-                            cgroup_procs: leaf?.procs ?? -1
+                            cgroup_procs: leaf?.procs ?? -1,
+                            force_fork: forcingFork ? 1 : 0
                         )
                         return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
                     }

@@ -106,6 +106,11 @@ static void cps_child(const cps_request *request, int report, int move_self) {
 
 // Parent side: clone3 when the kernel allows it, fork otherwise.
 static pid_t cps_clone(const cps_request *request, int *pidfd, int *used_clone3) {
+    if (request->force_fork) {
+        *used_clone3 = 0;
+        *pidfd = -1;
+        return fork();
+    }
     struct cps_clone_args args;
     memset(&args, 0, sizeof args);
     args.flags = CLONE_PIDFD;

@@ -7,6 +7,7 @@
 //   open <path>                 open <path> (created if missing) and keep it open, unlocked
 //   fork                        start a child in the same process group that sleeps for ever
 //   ready                       write "ready\n" to the connection (or standard output)
+//   cgroup                      write "cgroup <path>": its own cgroup v2 path, from /proc/self/cgroup
 //   report                      write one line: "pid=<p> pgid=<g> cwd=<dir> connection=<fd|none> fds=<0,1,2,...>"
 //   echo                        copy lines from the connection back to it until it closes
 //   exit <code>                 exit with <code> now
@@ -95,6 +96,19 @@ func report() {
     )
 }
 
+/// The path on the `0::` line of `/proc/self/cgroup`.
+func ownCgroup() -> String {
+    let file = open("/proc/self/cgroup", O_RDONLY)
+    guard file >= 0 else { fail("cgroup: cannot open /proc/self/cgroup: errno \(errno)") }
+    defer { close(file) }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+    guard count > 0 else { fail("cgroup: cannot read /proc/self/cgroup") }
+    let text = String(decoding: buffer[..<count], as: UTF8.self)
+    let line = text.split(separator: "\n").first { $0.hasPrefix("0::") }
+    return line.map { String($0.dropFirst(3)) } ?? "none"
+}
+
 func echo() {
     guard let connection else { fail("echo: no BACKGROUND_CONNECTION_FD") }
     var buffer = [UInt8](repeating: 0, count: 4096)
@@ -138,12 +152,13 @@ while let step = steps.popFirst() {
         writeLine("child \(child)")
     case "ready": writeLine("ready")
     case "report": report()
+    case "cgroup": writeLine("cgroup " + ownCgroup())
     case "echo": echo()
     case "exit":
         guard let code = Int32(next(step)) else { fail("exit: not a number") }
         exit(code)
     case "crash": crash(next(step))
-    default: fail("unknown step '\(step)' (sleep, lock, open, fork, ready, report, echo, exit, crash)")
+    default: fail("unknown step '\(step)' (sleep, lock, open, fork, ready, cgroup, report, echo, exit, crash)")
     }
 }
 exit(0)

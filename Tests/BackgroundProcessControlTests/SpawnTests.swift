@@ -56,26 +56,33 @@ struct SpawnTests {
         #expect(line == "pid=\(app.pid) pgid=\(app.pid) cwd=\(container.path) connection=none fds=0,1,2\n")
     }
 
-    @Test("the app and what it forks at once are in the app's own cgroup")
-    func placedInItsCgroup() async throws {
-        guard let controller = try AppFixture.cgroupController() else { return }
+    @Test(
+        "the app is in its own cgroup at its first step, and so is what it forks at once (clone3, and the fork fallback)",
+        arguments: [false, true]
+    )
+    func placedInItsCgroup(forcingFork: Bool) async throws {
+        guard try AppFixture.cgroupController() != nil else { return }
+        let controller = try LinuxProcessController(
+            configuration: .init(subtreeName: AppFixture.subtreeName),
+            forcingFork: forcingFork
+        )
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
         let socket = try AppFixture.socketPair()
         defer { close(socket.daemon) }
         let app = try controller.spawn(
-            AppFixture.request(["fork", "sleep", "forever"], in: container, connection: socket.app)
+            AppFixture.request(["cgroup", "fork", "sleep", "forever"], in: container, connection: socket.app)
         )
         close(socket.app)
+        let seen = try #require(AppFixture.readLine(socket.daemon))
         let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
         let cgroup = try #require(app.cgroup)
         #expect(cgroup.hasPrefix("/") && cgroup.contains("/\(AppFixture.subtreeName)/com.example.testapp@"))
+        // The app's own view, at its first step: the cgroup's path below the cgroup2 mount.
+        let leafAndSubtree = "/" + cgroup.split(separator: "/").suffix(2).joined(separator: "/")
+        #expect(seen.hasPrefix("cgroup /") && seen.hasSuffix(leafAndSubtree))
         #expect(try controller.members(of: app) == [app.pid, child].sorted())
-        let membership = try String(contentsOfFile: "/proc/\(app.pid)/cgroup", encoding: .utf8)
-        let relative = cgroup.split(separator: "/").drop { $0 != Substring(AppFixture.subtreeName) }.joined(
-            separator: "/"
-        )
-        #expect(membership.contains("0::/") && membership.contains(relative))
+        #expect(try AppFixture.openDescriptors(of: app.pid) == [0, 1, 2, 3])
         await AppFixture.finish(controller, app)
         #expect(await waitUntil { !FileManager.default.fileExists(atPath: cgroup) }, "removed once empty")
     }

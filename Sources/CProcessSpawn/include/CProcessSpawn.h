@@ -26,6 +26,8 @@ typedef struct {
     /// That cgroup's `cgroup.procs` opened for writing, or -1: used only where `clone3` is
     /// refused (old kernels, seccomp filters), by the child writing "0" to it before exec.
     int cgroup_procs;
+    /// Tests only: nonzero takes the fork fallback, as if `clone3` were refused.
+    int force_fork;
 } cps_request;
 
 /// The step that failed, for the error message.
