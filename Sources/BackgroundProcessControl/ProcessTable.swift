@@ -118,7 +118,15 @@ final class ProcessTable: Sendable {
             var descriptors = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
             descriptors += live.map { pollfd(fd: $0.1, events: Int16(POLLIN), revents: 0) }
             descriptors += emptying.map { pollfd(fd: $0.eventsDescriptor, events: Int16(POLLPRI), revents: 0) }
-            guard (try? SystemCall.poll(&descriptors, timeout: nil)) != nil else { continue }
+            do {
+                _ = try SystemCall.poll(&descriptors, timeout: nil)
+            } catch {
+                // Only a bug or exhausted resources (EINVAL above RLIMIT_NOFILE descriptors,
+                // ENOMEM) get here; wait a little rather than spin, then try again.
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                _ = nanosleep(&pause, nil)
+                continue
+            }
             if descriptors[0].revents != 0 {
                 var drained = [UInt8](repeating: 0, count: 512)
                 while read(wake.read, &drained, drained.count) > 0 {}

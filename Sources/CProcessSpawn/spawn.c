@@ -61,11 +61,12 @@ static void cps_close_range(unsigned low, unsigned high) {
 
 // Child side, between clone and exec: only async-signal-safe calls.
 static void cps_child(const cps_request *request, int report, int move_self) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
+    // The kernel's own sigaction, all zero: SIG_DFL, no flags, an empty mask, on every
+    // architecture. glibc's sigaction refuses its internal signals (32 and 33), which the
+    // daemon's runtime may ignore; ignored dispositions survive exec, so they are reset too.
+    uint64_t kernel_action[4] = {0, 0, 0, 0};
     for (int signal = 1; signal < NSIG; signal++) {
-        if (signal != SIGKILL && signal != SIGSTOP) sigaction(signal, &action, NULL);
+        if (signal != SIGKILL && signal != SIGSTOP) syscall(SYS_rt_sigaction, signal, kernel_action, NULL, 8);
     }
     if (setpgid(0, 0) != 0) cps_fail(report, CPS_STEP_PROCESS_GROUP);
     if (move_self && request->cgroup_procs >= 0) {

@@ -26,9 +26,21 @@ struct SpawnTests {
         // A canary the daemon has open without close-on-exec: it must not reach the app.
         let canary = open("/dev/null", O_RDONLY)
         defer { close(canary) }
-        let app = try controller.spawn(
-            AppFixture.request(["report", "sleep", "forever"], in: container, connection: socket.app)
-        )
+        // The daemon ignores SIGPIPE (as NIO does) and this thread blocks SIGUSR2: neither may
+        // reach the app, which starts with default dispositions and an empty mask.
+        signal(SIGPIPE, SIG_IGN)
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR2)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let spawned = Result {
+            try controller.spawn(
+                AppFixture.request(["report", "sleep", "forever"], in: container, connection: socket.app)
+            )
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        let app = try spawned.get()
         close(socket.app)
         let line = try #require(AppFixture.readLine(socket.daemon))
         #expect(line == "pid=\(app.pid) pgid=\(app.pid) cwd=\(container.path) connection=3 fds=0,1,2,3")
@@ -36,6 +48,9 @@ struct SpawnTests {
         let environ = try String(contentsOfFile: "/proc/\(app.pid)/environ", encoding: .utf8)
         #expect(environ.split(separator: "\0").sorted() == ["BACKGROUND_CONNECTION_FD=3", "LANG=C"])
         #expect(try String(contentsOfFile: "/proc/\(app.pid)/fdinfo/0", encoding: .utf8).contains("flags:\t0100002"))
+        let status = try String(contentsOfFile: "/proc/\(app.pid)/status", encoding: .utf8)
+        #expect(status.contains("SigIgn:\t0000000000000000"))
+        #expect(status.contains("SigBlk:\t0000000000000000"))
         await AppFixture.finish(controller, app)
     }
 
@@ -125,6 +140,14 @@ struct SpawnTests {
         var relative = AppFixture.request([], in: container, label: "com.example.spawn-errors")
         relative.executable = "background-test-app"
         #expect(throws: ProcessControlError.self) { try controller.spawn(relative) }
+        let closedConnection = AppFixture.request(
+            [],
+            in: container,
+            connection: 9999,
+            label: "com.example.spawn-errors"
+        )
+        let connectionError = #expect(throws: ProcessControlError.self) { try controller.spawn(closedConnection) }
+        #expect(connectionError?.description.contains("passing its descriptors: Bad file descriptor") == true)
         var badVariable = AppFixture.request([], in: container, label: "com.example.spawn-errors")
         badVariable.environment["A=B"] = "c"
         let variableError = #expect(throws: ProcessControlError.self) { try controller.spawn(badVariable) }
