@@ -48,6 +48,10 @@ final class ProcessTable: Sendable {
     deinit {
         SystemCall.close(wake.read)
         SystemCall.close(wake.write)
+        // Apps still running when their controller goes keep running, unwatched.
+        for record in state.withLock({ $0.records.values.filter { $0.pidfd >= 0 } }) {
+            SystemCall.close(record.pidfd)
+        }
     }
 
     /// Starts the watcher thread; it holds the table until ``stop()``.
@@ -110,7 +114,9 @@ final class ProcessTable: Sendable {
             let (stopping, live, emptying) = state.withLock { state in
                 (
                     state.stopping,
-                    state.records.values.filter { $0.pidfd >= 0 }.map { ($0.process.serial, $0.pidfd) },
+                    // In start order, so exits that arrive together are reported in that order.
+                    state.records.values.filter { $0.pidfd >= 0 }.map { ($0.process.serial, $0.pidfd) }
+                        .sorted { $0.0 < $1.0 },
                     state.emptying
                 )
             }
