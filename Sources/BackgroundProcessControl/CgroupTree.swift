@@ -87,13 +87,31 @@ final class CgroupTree: Sendable {
         try makeLeaf(named: "\(Self.safeName(label))@\(SystemCall.processID).\(serial)")
     }
 
-    private func makeLeaf(named name: String) throws(ProcessControlError) -> CgroupLeaf {
+    /// Opens an existing cgroup of the subtree (one a previous run of the daemon made), with
+    /// the same checks as a new one.
+    func openLeaf(named name: String) throws(ProcessControlError) -> CgroupLeaf {
+        try makeLeaf(named: name, creating: false)
+    }
+
+    /// The names of the cgroups in the subtree (its directories), sorted.
+    func leafNames() throws(ProcessControlError) -> [String] {
         do {
-            let leaf = try SecureDirectory.open(path + "/" + name, access: .ownerWritable, creating: true)
+            return try directory.entries().filter { name in
+                !name.hasPrefix("cgroup.")
+                    && (try? directory.status(of: name)).map { $0.st_mode & S_IFMT == S_IFDIR } == true
+            }
+        } catch {
+            throw ProcessControlError(.cgroupFailed, operation: "list \(path)", error)
+        }
+    }
+
+    private func makeLeaf(named name: String, creating: Bool = true) throws(ProcessControlError) -> CgroupLeaf {
+        do {
+            let leaf = try SecureDirectory.open(path + "/" + name, access: .ownerWritable, creating: creating)
             do {
                 return try CgroupLeaf(name: name, directory: leaf, parent: directory)
             } catch {
-                try? SystemCall.removeDirectoryAt(directory.descriptor, name)
+                if creating { try? SystemCall.removeDirectoryAt(directory.descriptor, name) }
                 throw error
             }
         } catch let error as SecureDirectoryError {

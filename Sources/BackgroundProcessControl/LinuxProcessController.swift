@@ -19,8 +19,8 @@ import Glibc
 public final class LinuxProcessController: ProcessController {
     public let freezeMechanism: FreezeMechanism
     private let configuration: ProcessControlConfiguration
-    private let tree: CgroupTree?
-    private let table: ProcessTable
+    let tree: CgroupTree?
+    let table: ProcessTable
     /// Tests only: start every app by the fork fallback, as where `clone3` is refused.
     private let forcingFork: Bool
 

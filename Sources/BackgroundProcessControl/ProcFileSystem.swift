@@ -10,6 +10,7 @@ enum ProcFileSystem {
     struct ProcessStatus: Sendable, Hashable {
         /// `R`, `S`, `D`, `T` (stopped by a signal), `t`, `Z`, `X`...
         var state: Character
+        var parent: pid_t
         var processGroup: pid_t
     }
 
@@ -20,9 +21,10 @@ enum ProcFileSystem {
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         guard fields.count >= 3, let state = fields[0].first,
+            let parent = pid_t(String(decoding: fields[1], as: UTF8.self)),
             let group = pid_t(String(decoding: fields[2], as: UTF8.self))
         else { return nil }
-        return ProcessStatus(state: Character(Unicode.Scalar(state)), processGroup: group)
+        return ProcessStatus(state: Character(Unicode.Scalar(state)), parent: parent, processGroup: group)
     }
 
     /// The status of `pid`, or nil if it no longer exists.

@@ -61,4 +61,15 @@ public protocol ProcessController: Sendable {
         by process: AppProcess,
         under sharedDirectories: [String]
     ) throws(ProcessControlError) -> [HeldLock]
+
+    /// Takes over the apps a previous run of the daemon started that still run (after a crash
+    /// or `kill -9` of the daemon), so they can be frozen, thawed, killed and watched again.
+    /// Their state is left as it was: a frozen app stays frozen. Leftovers of dead runs with
+    /// no process in them are removed. A fake need not implement it: the default finds none.
+    func adoptSurvivors() throws(ProcessControlError) -> [SurvivingApp]
+}
+
+extension ProcessController {
+    /// No survivors: for fakes and controllers without cgroups.
+    public func adoptSurvivors() throws(ProcessControlError) -> [SurvivingApp] { [] }
 }

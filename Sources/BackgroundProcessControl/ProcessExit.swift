@@ -16,7 +16,9 @@ public struct ProcessExit: Sendable, Hashable, CustomStringConvertible {
 
 /// The end of a process, as `waitid(2)` reports it.
 public enum TerminationStatus: Sendable, Hashable, CustomStringConvertible {
-    /// It called `exit` (or returned from `main`) with this code.
+    /// It called `exit` (or returned from `main`) with this code. `-1` when the status cannot
+    /// be known: an adopted survivor (not this process's child), or a child something else in
+    /// the process reaped first.
     case exited(code: Int32)
     /// A signal ended it; `coreDumped` when the kernel wrote a core dump.
     case signaled(signal: Int32, coreDumped: Bool)

@@ -102,6 +102,11 @@ final class ProcessTable: Sendable {
         state.withLock { $0.records[process.serial] }.flatMap { $0.process == process ? $0 : nil }
     }
 
+    /// Whether a process of this table still runs in the cgroup at `path`.
+    func watches(cgroup path: String) -> Bool {
+        state.withLock { $0.records.values.contains { $0.exit == nil && $0.process.cgroup == path } }
+    }
+
     private func notify() {
         var one: UInt8 = 1
         _ = write(wake.write, &one, 1)  // a full pipe already wakes the watcher

@@ -249,3 +249,7 @@ int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long l
     struct timespec timeout = {(time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL)};
     return ppoll(descriptors, (nfds_t)count, &timeout, NULL);
 }
+
+int cps_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}

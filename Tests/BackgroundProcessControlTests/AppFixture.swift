@@ -1,6 +1,7 @@
-import BackgroundProcessControl
 import BackgroundTestSupport
 import Foundation
+
+@testable import BackgroundProcessControl
 
 #if canImport(Glibc)
 import Glibc
@@ -26,6 +27,9 @@ enum AppFixture {
             print("skipped: \(message)")
             return nil
         }
+        // Earlier test runs end before the watcher removes their last cgroups: clear what they
+        // left (and end anything that still ran in it).
+        for survivor in try controller.adoptSurvivors() { try controller.kill(survivor.process) }
         return controller
     }
 
@@ -114,6 +118,11 @@ enum AppFixture {
     /// `frozen` in a cgroup's `cgroup.events`.
     static func cgroupFrozen(_ cgroup: String) throws -> Bool {
         try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8).contains("frozen 1")
+    }
+
+    /// A cgroup name parsed as the controller parses it: label, daemon pid, serial.
+    static func parseLeaf(_ name: String) -> [String]? {
+        LeafName(name).map { [$0.label, String($0.daemon), String($0.serial)] }
     }
 
     /// Kills what a test left running, and waits for its exit (so its cgroup goes).

@@ -90,9 +90,9 @@ struct ProcessStatusTests {
     @Test("a command name with spaces and parentheses does not shift the fields")
     func hostileCommandName() {
         let text = "4242 (evil) T 1 (x) S 1 99 4242 0 -1 4194560 93 0 0 0 0 0 0 0 20 0 1 0\n"
-        #expect(ProcFileSystem.parseStatus(Array(text.utf8)) == .init(state: "S", processGroup: 99))
+        #expect(ProcFileSystem.parseStatus(Array(text.utf8)) == .init(state: "S", parent: 1, processGroup: 99))
         let plain = "17 (sleep) T 16 17 16 0 -1\n"
-        #expect(ProcFileSystem.parseStatus(Array(plain.utf8)) == .init(state: "T", processGroup: 17))
+        #expect(ProcFileSystem.parseStatus(Array(plain.utf8)) == .init(state: "T", parent: 16, processGroup: 17))
         #expect(ProcFileSystem.parseStatus(Array("17 (sleep".utf8)) == nil)
     }
 }

@@ -61,6 +61,10 @@ int cps_reap(int pidfd, int *signaled, int *value, int *core_dumped);
 /// it. Returns 0, or the errno that placing it failed with.
 int cps_probe_cgroup(int cgroup, int procs);
 
+/// `pidfd_open(2)` (Linux 5.3): a close-on-exec pidfd for any process, child or not; -1 and
+/// `errno` on failure.
+int cps_pidfd_open(pid_t pid);
+
 /// `ppoll(2)` with a timeout in nanoseconds (-1: none), for waits shorter than a millisecond;
 /// returns what `ppoll` returns, with `errno` set.
 int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long long nanoseconds);
