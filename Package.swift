@@ -235,9 +235,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A LinuxProcessController in a process of its own, run by the tests as another user
+        // (an unprivileged daemon in a delegated cgroup subtree). Not a product.
+        .executableTarget(
+            name: "process-control-check",
+            dependencies: ["BackgroundProcessControl"],
+            path: "Tests/ProcessControlCheck",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundProcessControlTests",
-            dependencies: ["BackgroundProcessControl", "BackgroundTestSupport", "background-test-app"],
+            dependencies: [
+                "BackgroundProcessControl", "BackgroundTestSupport", "background-test-app", "process-control-check",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -57,7 +57,7 @@ final class CgroupTree: Sendable {
         do {
             try tree.probe()
         } catch {
-            return .unavailable(reason: error.reason)
+            return .unavailable(reason: error.description)
         }
         return .available(tree)
     }
@@ -76,7 +76,9 @@ final class CgroupTree: Sendable {
             throw ProcessControlError(
                 .cgroupFailed,
                 operation: "probe \(leaf.path)",
-                reason: "a process cannot be started in it: \(String(cString: strerror(error)))",
+                reason: "a process cannot be started in it: \(String(cString: strerror(error)))"
+                    + (error == EACCES
+                        ? " (to move processes into a delegated subtree, the daemon must itself run inside it)" : ""),
                 errno: error
             )
         }
