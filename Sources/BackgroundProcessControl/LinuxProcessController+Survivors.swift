@@ -40,7 +40,7 @@ extension LinuxProcessController {
             guard pidfd >= 0 else { continue }  // it ended in between
             let process = AppProcess(label: owner.label, pid: main, serial: ProcessSerial.next(), cgroup: leaf.path)
             let frozen = (try? leaf.state().frozen) ?? false
-            table.add(.init(process: process, pidfd: pidfd, leaf: leaf))
+            table.add(.init(process: process, pidfd: pidfd, leaf: leaf, isChild: false))
             adopted.append(SurvivingApp(process: process, isFrozen: frozen, startedBy: owner.daemon))
         }
         return adopted

@@ -20,6 +20,8 @@ final class ProcessTable: Sendable {
         /// The pidfd, or -1 once reaped.
         var pidfd: Int32
         var leaf: CgroupLeaf?
+        /// Whether this process is this process's child, to reap; false for adopted survivors.
+        var isChild = true
         var exit: ProcessExit?
         var waiters: [CheckedContinuation<ProcessExit, Never>] = []
     }
@@ -162,10 +164,10 @@ final class ProcessTable: Sendable {
         var signaled: Int32 = 0
         var value: Int32 = 0
         var coreDumped: Int32 = 0
-        let error = cps_reap(record.pidfd, &signaled, &value, &coreDumped)
+        let error = record.isChild ? cps_reap(record.pidfd, &signaled, &value, &coreDumped) : ECHILD
         SystemCall.close(record.pidfd)
-        // ECHILD: someone else reaped it (SIGCHLD ignored, or a waitpid(-1) elsewhere in the
-        // process); the status is lost, and -1 says so.
+        // ECHILD: not ours to reap (an adopted survivor), or someone else reaped it (SIGCHLD
+        // ignored, or a waitpid(-1) elsewhere in the process); the status is lost, -1 says so.
         let status: TerminationStatus =
             error != 0
             ? .exited(code: -1)

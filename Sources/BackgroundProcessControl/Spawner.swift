@@ -94,7 +94,8 @@ enum Spawner {
                             count: Int32(sources.count),
                             cgroup: leaf?.directory.descriptor ?? -1,
                             cgroup_procs: leaf?.procs ?? -1,
-                            force_fork: forcingFork ? 1 : 0
+                            force_fork: forcingFork ? 1 : 0,
+                            probe_only: 0
                         )
                         return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
                     }

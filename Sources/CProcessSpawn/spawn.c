@@ -72,6 +72,7 @@ static void cps_child(const cps_request *request, int report, int move_self) {
     if (move_self && request->cgroup_procs >= 0) {
         if (write(request->cgroup_procs, "0", 1) != 1) cps_fail(report, CPS_STEP_CGROUP);
     }
+    if (request->probe_only) _exit(0);  // placed: that is all a probe asks
     // Lift every source above the highest target first, so a mapping like 3->4, 4->3 works.
     int highest = 2;
     for (int i = 0; i < request->count; i++) {
@@ -205,43 +206,19 @@ int cps_reap(int pidfd, int *signaled, int *value, int *core_dumped) {
 }
 
 int cps_probe_cgroup(int cgroup, int procs) {
-    int pidfd = -1;
-    int used_clone3 = 0;
     cps_request request;
     memset(&request, 0, sizeof request);
     request.cgroup = cgroup;
     request.cgroup_procs = procs;
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) return errno;
-    sigset_t all, previous;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
-    pid_t child = cps_clone(&request, &pidfd, &used_clone3);
-    if (child == 0) {
-        if (!used_clone3 && write(procs, "0", 1) != 1) {
-            int error = errno;
-            ssize_t ignored = write(report[1], &error, sizeof error);
-            (void)ignored;
-        }
-        _exit(0);
-    }
-    int clone_error = errno;
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
-    close(report[1]);
-    if (child < 0) {
-        close(report[0]);
-        return clone_error;
-    }
-    int error = 0;
-    ssize_t got;
-    do {
-        got = read(report[0], &error, sizeof error);
-    } while (got < 0 && errno == EINTR);
-    close(report[0]);
-    if (pidfd >= 0) close(pidfd);
+    request.probe_only = 1;
+    pid_t pid = 0;
+    int pidfd = -1, failed_step = 0, used_clone3 = 0;
+    int error = cps_spawn(&request, &pid, &pidfd, &failed_step, &used_clone3);
+    if (error != 0) return error;
+    close(pidfd);
     int status;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    return got == (ssize_t)sizeof error ? error : 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return 0;
 }
 
 int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long long nanoseconds) {

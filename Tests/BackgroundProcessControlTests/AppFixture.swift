@@ -76,6 +76,32 @@ enum AppFixture {
         )
     }
 
+    /// Starts the test app running `steps` with a connection; returns it and the daemon's end
+    /// of the connection (the caller closes it).
+    static func start(
+        _ controller: LinuxProcessController,
+        _ steps: [String],
+        in directory: URL
+    ) throws -> (app: AppProcess, socket: Int32) {
+        let socket = try socketPair()
+        defer { close(socket.app) }
+        do {
+            return (try controller.spawn(request(steps, in: directory, connection: socket.app)), socket.daemon)
+        } catch {
+            close(socket.daemon)
+            throw error
+        }
+    }
+
+    /// Reads the `child <pid>` line a `fork` step writes.
+    static func readChild(_ socket: Int32) throws -> Int32 {
+        guard let line = readLine(socket), line.hasPrefix("child "), let pid = Int32(line.dropFirst("child ".count))
+        else {
+            throw FixtureError("no 'child <pid>' line from the app")
+        }
+        return pid
+    }
+
     /// Reads one line from `descriptor`, waiting at most `timeout` (poll, not sleep); nil at
     /// the timeout or the end of the stream.
     static func readLine(_ descriptor: Int32, timeout: Duration = .seconds(20)) -> String? {

@@ -11,18 +11,13 @@ import Glibc
 /// it: `frozen 1` in `cgroup.events`, or state `T` in `/proc/<pid>/stat`.
 @Suite("Freezing: the cgroup v2 freezer, and SIGSTOP/SIGCONT of the process group as the fallback")
 struct FreezeTests {
-    /// An app that forked a child and then sleeps, with its socket; the child's pid.
+    /// An app that forked a child and then echoes, with its socket; the child's pid.
     func startForkingApp(
         _ controller: LinuxProcessController,
-        in container: URL,
-        steps: [String] = ["fork", "echo"]
+        in container: URL
     ) throws -> (app: AppProcess, child: Int32, socket: Int32) {
-        let socket = try AppFixture.socketPair()
-        let app = try controller.spawn(AppFixture.request(steps, in: container, connection: socket.app))
-        close(socket.app)
-        let line = try #require(AppFixture.readLine(socket.daemon))
-        let child = try #require(Int32(line.dropFirst("child ".count)))
-        return (app, child, socket.daemon)
+        let (app, socket) = try AppFixture.start(controller, ["fork", "echo"], in: container)
+        return (app, try AppFixture.readChild(socket), socket)
     }
 
     @Test("cgroup: frozen 1 after freeze (app and its child), frozen 0 after thaw; the app answers only when thawed")

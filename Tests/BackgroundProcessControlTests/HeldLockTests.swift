@@ -21,8 +21,6 @@ struct HeldLockTests {
         let own = container.appendingPathComponent("Documents")
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
-        let socket = try AppFixture.socketPair()
-        defer { close(socket.daemon) }
         let steps = [
             "lock", "flock", shared.appendingPathComponent("a.lock").path,
             "lock", "posix", shared.appendingPathComponent("b.sqlite").path,
@@ -30,10 +28,10 @@ struct HeldLockTests {
             "lock", "flock", own.appendingPathComponent("private.lock").path,
             "fork", "ready", "sleep", "forever",
         ]
-        let app = try controller.spawn(AppFixture.request(steps, in: container, connection: socket.app))
-        close(socket.app)
-        _ = AppFixture.readLine(socket.daemon)  // the forked child, which shares the flock and OFD lock
-        #expect(AppFixture.readLine(socket.daemon) == "ready")
+        let (app, socket) = try AppFixture.start(controller, steps, in: container)
+        defer { close(socket) }
+        _ = try AppFixture.readChild(socket)  // it shares the flock and the OFD lock
+        #expect(AppFixture.readLine(socket) == "ready")
         let locks = try controller.locksHeld(by: app, under: [shared.path])
         #expect(locks.map(\.path) == ["a.lock", "b.sqlite", "c.sqlite"].map { shared.appendingPathComponent($0).path })
         #expect(locks.map(\.kind) == [.flock, .posix, .openFileDescription])
@@ -56,30 +54,20 @@ struct HeldLockTests {
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
         let database = container.appendingPathComponent("shared.sqlite").path
-        let holderSocket = try AppFixture.socketPair()
-        let readerSocket = try AppFixture.socketPair()
-        defer {
-            close(holderSocket.daemon)
-            close(readerSocket.daemon)
-        }
-        let holder = try controller.spawn(
-            AppFixture.request(
-                ["lock", "ofd", database, "ready", "sleep", "forever"],
-                in: container,
-                connection: holderSocket.app
-            )
+        let (holder, holderSocket) = try AppFixture.start(
+            controller,
+            ["lock", "ofd", database, "ready", "sleep", "forever"],
+            in: container
         )
-        let reader = try controller.spawn(
-            AppFixture.request(
-                ["open", database, "ready", "sleep", "forever"],
-                in: container,
-                connection: readerSocket.app
-            )
+        defer { close(holderSocket) }
+        let (reader, readerSocket) = try AppFixture.start(
+            controller,
+            ["open", database, "ready", "sleep", "forever"],
+            in: container
         )
-        close(holderSocket.app)
-        close(readerSocket.app)
-        #expect(AppFixture.readLine(holderSocket.daemon) == "ready")
-        #expect(AppFixture.readLine(readerSocket.daemon) == "ready")
+        defer { close(readerSocket) }
+        #expect(AppFixture.readLine(holderSocket) == "ready")
+        #expect(AppFixture.readLine(readerSocket) == "ready")
         #expect(try controller.locksHeld(by: reader, under: [container.path]).isEmpty)
         #expect(try controller.locksHeld(by: holder, under: [container.path]).map(\.kind) == [.openFileDescription])
         await AppFixture.finish(controller, holder)

@@ -17,13 +17,9 @@ struct KillAndExitTests {
         }
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        let socket = try AppFixture.socketPair()
-        defer { close(socket.daemon) }
-        let app = try controller.spawn(
-            AppFixture.request(["fork", "sleep", "forever"], in: container, connection: socket.app)
-        )
-        close(socket.app)
-        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
+        let (app, socket) = try AppFixture.start(controller, ["fork", "sleep", "forever"], in: container)
+        defer { close(socket) }
+        let child = try AppFixture.readChild(socket)
         if frozenFirst { try await controller.freeze(app) }
         try controller.kill(app)
         let exit = await controller.exit(of: app)
@@ -72,15 +68,11 @@ struct KillAndExitTests {
         }
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        let socket = try AppFixture.socketPair()
-        defer { close(socket.daemon) }
-        let app = try controller.spawn(
-            AppFixture.request(["fork", "ready", "echo"], in: container, connection: socket.app)
-        )
-        close(socket.app)
-        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
-        #expect(AppFixture.readLine(socket.daemon) == "ready")
-        shutdown(socket.daemon, Int32(SHUT_RDWR))  // echo ends, the app exits 0
+        let (app, socket) = try AppFixture.start(controller, ["fork", "ready", "echo"], in: container)
+        defer { close(socket) }
+        let child = try AppFixture.readChild(socket)
+        #expect(AppFixture.readLine(socket) == "ready")
+        shutdown(socket, Int32(SHUT_RDWR))  // echo ends, the app exits 0
         #expect(await controller.exit(of: app).status == .exited(code: 0))
         #expect(await waitUntil { AppFixture.state(of: child) == nil || AppFixture.state(of: child) == "Z" })
     }

@@ -83,14 +83,10 @@ struct SpawnTests {
         )
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        let socket = try AppFixture.socketPair()
-        defer { close(socket.daemon) }
-        let app = try controller.spawn(
-            AppFixture.request(["cgroup", "fork", "sleep", "forever"], in: container, connection: socket.app)
-        )
-        close(socket.app)
-        let seen = try #require(AppFixture.readLine(socket.daemon))
-        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
+        let (app, socket) = try AppFixture.start(controller, ["cgroup", "fork", "sleep", "forever"], in: container)
+        defer { close(socket) }
+        let seen = try #require(AppFixture.readLine(socket))
+        let child = try AppFixture.readChild(socket)
         let cgroup = try #require(app.cgroup)
         #expect(cgroup.hasPrefix("/") && cgroup.contains("/\(AppFixture.subtreeName)/com.example.testapp@"))
         // The app's own view, at its first step: the cgroup's path below the cgroup2 mount.

@@ -31,14 +31,10 @@ struct SurvivorTests {
         guard case .cgroupFreezer(let subtree) = first.freezeMechanism else { return }
         defer { rmdir(subtree) }
         // The app the previous run started, moved into its cgroup and frozen there.
-        let socket = try AppFixture.socketPair()
-        defer { close(socket.daemon) }
-        let app = try signals.spawn(
-            AppFixture.request(["fork", "ready", "echo"], in: container, connection: socket.app)
-        )
-        close(socket.app)
-        let child = try #require(AppFixture.readLine(socket.daemon).flatMap { Int32($0.dropFirst("child ".count)) })
-        #expect(AppFixture.readLine(socket.daemon) == "ready")
+        let (app, socket) = try AppFixture.start(signals, ["fork", "ready", "echo"], in: container)
+        defer { close(socket) }
+        let child = try AppFixture.readChild(socket)
+        #expect(AppFixture.readLine(socket) == "ready")
         let survivorCgroup = "\(subtree)/com.example.survivor@\(dead).7"
         let staleCgroup = "\(subtree)/com.example.gone@\(dead).8"
         for path in [survivorCgroup, staleCgroup] { mkdir(path, 0o755) }
@@ -62,8 +58,8 @@ struct SurvivorTests {
         #expect(try restarted.adoptSurvivors().isEmpty, "adopted once")
 
         try restarted.thaw(survivor.process)
-        AppFixture.writeLine(socket.daemon, "after the restart")
-        #expect(AppFixture.readLine(socket.daemon) == "after the restart")
+        AppFixture.writeLine(socket, "after the restart")
+        #expect(AppFixture.readLine(socket) == "after the restart")
         try await restarted.freeze(survivor.process)
         #expect(try AppFixture.cgroupFrozen(survivorCgroup))
         try restarted.kill(survivor.process)

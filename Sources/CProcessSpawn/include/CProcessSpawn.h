@@ -28,6 +28,8 @@ typedef struct {
     int cgroup_procs;
     /// Tests only: nonzero takes the fork fallback, as if `clone3` were refused.
     int force_fork;
+    /// Nonzero: the child exits 0 once placed in its cgroup (`cps_probe_cgroup`); nothing is run.
+    int probe_only;
 } cps_request;
 
 /// The step that failed, for the error message.
