@@ -31,6 +31,9 @@ let package = Package(
         // freeze (cgroup v2 or SIGSTOP), kill, exit watching, /proc/locks for 0xdead10cc.
         .library(name: "BackgroundProcessControl", targets: ["BackgroundProcessControl"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
+        // The system as a Linux daemon: the core, the store, the apps' manifests and a Unix socket.
+        .library(name: "BackgroundDaemon", targets: ["BackgroundDaemon"]),
+        .executable(name: "backgroundd", targets: ["backgroundd"]),
         // `bgctl doctor` runs this sibling: swift-syntax stays out of what `bgctl` compiles.
         .executable(name: "bgctl-doctor", targets: ["bgctl-doctor"]),
     ],
@@ -44,6 +47,8 @@ let package = Package(
         // `swift package generate-documentation` builds the DocC catalog (CI does, so it cannot rot).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+        // The daemon's Unix-domain socket server (BackgroundDaemon only).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -111,6 +116,33 @@ let package = Package(
         // arguments (sleep, lock a file, echo on its connection, exit, crash). Glibc only.
         .executableTarget(
             name: "background-test-app",
+            swiftSettings: strictSettings
+        ),
+        // The daemon: the core driven by a Unix-socket server (NIO), the store and the apps'
+        // manifests, in a swift-service-lifecycle ServiceGroup.
+        .target(
+            name: "BackgroundDaemon",
+            dependencies: [
+                "BackgroundCore",
+                "BackgroundProtocol",
+                "BackgroundExecution",
+                "BackgroundStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "backgroundd",
+            dependencies: [
+                "BackgroundDaemon",
+                "CommandOutput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Command output in one place: the exit-code table, the one-line error style, --json and
@@ -247,6 +279,17 @@ let package = Package(
             name: "BackgroundProcessControlTests",
             dependencies: [
                 "BackgroundProcessControl", "BackgroundTestSupport", "background-test-app", "process-control-check",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundDaemonTests",
+            dependencies: [
+                "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
+                "BackgroundTestSupport", "backgroundd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

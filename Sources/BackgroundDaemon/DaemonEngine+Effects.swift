@@ -1,0 +1,120 @@
+import BackgroundCore
+import BackgroundExecution
+import BackgroundProtocol
+import Foundation
+import Logging
+
+extension DaemonEngine {
+    /// Carries out one effect: the daemon's part, and for app-addressed effects a push to the
+    /// app's connection.
+    func carryOut(_ effect: Effect, in state: inout State, outbox: inout Outbox) {
+        if let app = effect.runtimeApp, let id = state.appLinks[app], let session = state.sessions[id] {
+            outbox.send(.system(.pushed([effect])), to: session.link)
+        }
+        carryOutSystemPart(effect, in: &state, outbox: &outbox)
+    }
+
+    /// The daemon's own part of an effect: processes, timers, logs, reports.
+    func carryOutSystemPart(_ effect: Effect, in state: inout State, outbox: inout Outbox) {
+        switch effect {
+        case .launch(let app, let reason, let incarnation):
+            launchProcess(app, reason: reason, incarnation: incarnation, in: &state)
+        case .resume(let app, _):
+            processes.thaw(app)
+        case .suspend(let app):
+            processes.freeze(app)
+            logger.info("\(app): suspended")
+        case .exit(let app, let status, _):
+            logger.info("\(app): exits with status \(status)")
+            endProcess(app, in: &state, outbox: &outbox, reason: "the app exited")
+        case .terminate(let app, let report):
+            if !report.isClean { writeReport(report, in: &state) }
+            endProcess(app, in: &state, outbox: &outbox, reason: "the system ended the app")
+        case .scheduleWakeup, .cancelWakeup:
+            wakeups.arm(at: state.core.nextDeadline, engine: self)
+        case .log(let record):
+            let line = "\(record.app.map { "\($0): " } ?? "")\(ControlCharacters.escaped(record.message))"
+            logger.log(level: record.level.daemonLogLevel, "\(line)")
+            publishLogLine(line, in: state, outbox: &outbox)
+        case .taskFinished(let app, let run, let outcome):
+            logger.info("\(app): \(run) finished: \(outcome.rawValue)")
+        case .stateChanged(let app, let from, let to):
+            let line = "\(app): \(from) → \(to)"
+            logger.info("\(line)")
+            publishLogLine(line, in: state, outbox: &outbox)
+        case .fault(let app, let message):
+            logger.warning("\(app): fault: \(ControlCharacters.escaped(message))")
+        case .assertionDenied, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+            .backgroundRefreshStatusChanged, .runTasks, .expireTask, .persist:
+            break  // the app runtime's (pushed or answered), or written before carrying out
+        }
+    }
+
+    private func launchProcess(_ app: AppID, reason: LaunchReason, incarnation: Incarnation, in state: inout State) {
+        if state.appLinks[app] != nil, reason == .user {
+            return  // the process that connected is this launch (an app the user started)
+        }
+        guard let installed = state.installed[app] else {
+            logger.error("\(app): cannot be launched: not installed")
+            return
+        }
+        do {
+            try processes.launch(installed, reason: reason, incarnation: incarnation)
+            state.started.insert(app)
+            logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
+        } catch {
+            state.launchesFailed += 1
+            logger.error("\(app): launch (\(reason.rawValue)) failed: \(error)")
+        }
+    }
+
+    /// Ends the app's process: kills it if the daemon started it, and closes its connection.
+    private func endProcess(_ app: AppID, in state: inout State, outbox: inout Outbox, reason: String) {
+        if state.started.remove(app) != nil { processes.kill(app) }
+        if let id = state.appLinks.removeValue(forKey: app), let session = state.sessions.removeValue(forKey: id) {
+            outbox.close(session.link, reason: reason)
+        }
+    }
+
+    private func publishLogLine(_ line: String, in state: State, outbox: inout Outbox) {
+        for id in state.sessions.keys.sorted() {
+            guard let session = state.sessions[id], case .control(followsLog: true) = session.role else { continue }
+            outbox.send(.logLine(line), to: session.link)
+        }
+    }
+
+    /// Writes the report as `<app>-<incident>-<time>.txt` and `.json` (mode 0600) in the reports
+    /// directory. Failures are logged, never fatal.
+    private func writeReport(_ report: TerminationReport, in state: inout State) {
+        guard let path = configuration.reportsDirectory else { return }
+        let date = Date(timeIntervalSince1970: wallClock.unixSeconds(of: report.at))
+        let stamp = ISO8601DateFormatter().string(from: date).replacingOccurrences(of: ":", with: "")
+        let bundle = report.app.bundleIdentifier.replacingOccurrences(of: "/", with: "%2F")
+        let base = "\(bundle)-\(report.incident)-\(stamp)"
+        do {
+            let directory = try SecureDirectory.open(path, access: .ownerWritable, creating: true)
+            let process = TerminationReport.ProcessInfo(
+                processName: report.app.bundleIdentifier,
+                wallClockTime: ISO8601DateFormatter().string(from: date)
+            )
+            try directory.writeAtomically(base + ".txt", Array(report.renderText(process: process).utf8))
+            try directory.writeAtomically(base + ".json", Array(try EmbeddedSystem.json(for: report, date: date)))
+            state.reportsWritten.append(base)
+            logger.notice("\(report.app): termination report \(ControlCharacters.escaped(path))/\(base).{txt,json}")
+        } catch {
+            logger.error("\(report.app): the termination report could not be written to \(path): \(error)")
+        }
+    }
+}
+
+extension LogRecord.Level {
+    var daemonLogLevel: Logger.Level {
+        switch self {
+        case .debug: return .debug
+        case .info: return .info
+        case .notice: return .notice
+        case .warning: return .warning
+        case .error: return .error
+        }
+    }
+}

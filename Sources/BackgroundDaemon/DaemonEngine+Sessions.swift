@@ -1,0 +1,161 @@
+public import BackgroundCore
+import BackgroundExecution
+public import BackgroundProtocol
+
+extension DaemonEngine {
+    /// A new connection: it must say hello before anything else.
+    public func connected(_ link: any ClientLink) {
+        state.withLock { $0.sessions[link.linkID] = Session(link: link, role: .awaitingHello) }
+    }
+
+    /// A connection the daemon made for an app it started: the app's identity holds by
+    /// construction (the process inherited the other end), so its hello is not checked against
+    /// peer credentials, only against this app.
+    public func attachInherited(_ link: any ClientLink, app: AppID, incarnation: Incarnation) {
+        var outbox = Outbox()
+        state.withLock { state in
+            if let old = state.appLinks[app], let session = state.sessions.removeValue(forKey: old) {
+                outbox.close(session.link, reason: "replaced by \(incarnation)")
+            }
+            state.sessions[link.linkID] = Session(link: link, role: .app(app))
+            state.appLinks[app] = link.linkID
+        }
+        outbox.flush()
+    }
+
+    /// A frame from a connection, decoded. `peer` is the connection's credentials (nil for an
+    /// inherited connection).
+    public func received(_ request: DaemonRequest, from link: any ClientLink, peer: PeerIdentity?) {
+        let role = state.withLock { $0.sessions[link.linkID]?.role }
+        switch (role, request) {
+        case (nil, _):
+            return  // already closed
+        case (.awaitingHello?, .hello(let hello)):
+            acceptHello(hello, from: link, peer: peer)
+        case (.app(let app)?, .hello(let hello)):
+            // An inherited connection says hello too; it must name its own app.
+            guard case .app(let claimed) = hello.role, claimed == app, hello.protocolVersion == Int(ProtocolCodec.version)
+            else {
+                return refuse(link, DaemonRefusal(.notTheApp, "this connection belongs to \(app)"))
+            }
+            link.send(.welcome(welcome(for: app)))
+        case (.app(let app)?, .app(.event(let event))):
+            appEvent(event, from: app, link: link)
+        case (.control?, .control(let request)):
+            control(request, from: link)
+        case (.awaitingHello?, _):
+            refuse(link, DaemonRefusal(.protocolViolation, "the first message must be a hello"))
+        case (.control?, .hello), (.control?, .app):
+            refuse(link, DaemonRefusal(.notPermitted, "a control client sends control requests only"))
+        case (.app?, .control):
+            refuse(link, DaemonRefusal(.notPermitted, "an app cannot send control requests"))
+        }
+    }
+
+    private func acceptHello(_ hello: ClientHello, from link: any ClientLink, peer: PeerIdentity?) {
+        guard hello.protocolVersion == Int(ProtocolCodec.version) else {
+            return refuse(
+                link,
+                DaemonRefusal(
+                    .unsupportedVersion,
+                    "protocol version \(hello.protocolVersion) is not supported (this daemon speaks \(ProtocolCodec.version))"
+                )
+            )
+        }
+        let daemonUID = SystemCall.effectiveUserID
+        switch hello.role {
+        case .control:
+            let apps = state.withLock { Array($0.installed.values) }
+            if let peer, let why = IdentityCheck.controlRefusal(of: peer, apps: apps, daemonUID: daemonUID) {
+                return refuse(link, DaemonRefusal(.notPermitted, why))
+            }
+            state.withLock { $0.sessions[link.linkID]?.role = .control(followsLog: false) }
+            link.send(.welcome(DaemonWelcome()))
+        case .app(let app):
+            guard let installed = state.withLock({ $0.installed[app] }) else {
+                return refuse(link, DaemonRefusal(.notInstalled, "\(app) is not installed (no manifest names it)"))
+            }
+            if let peer, let why = IdentityCheck.refusal(of: peer, as: installed, daemonUID: daemonUID) {
+                logger.warning("refused a connection claiming to be \(app): \(why)")
+                return refuse(link, DaemonRefusal(.notTheApp, why))
+            }
+            appConnected(app, link: link)
+        }
+    }
+
+    /// An app the user started connected: it is that app's process now. If the app was not
+    /// running, it launched in the foreground (the user started it).
+    private func appConnected(_ app: AppID, link: any ClientLink) {
+        var outbox = Outbox()
+        let replaced = state.withLock { state -> Bool in
+            if let old = state.appLinks[app], old != link.linkID, let session = state.sessions.removeValue(forKey: old) {
+                outbox.close(session.link, reason: "\(app) connected again from another process")
+            }
+            state.sessions[link.linkID]?.role = .app(app)
+            state.appLinks[app] = link.linkID
+            return !state.core.state(of: app).isRunningProcess
+        }
+        outbox.flush()
+        if replaced {
+            deliver(.launch(app, .foreground))
+            deliver(.activate(app))
+        }
+        link.send(.welcome(welcome(for: app)))
+    }
+
+    func welcome(for app: AppID) -> DaemonWelcome {
+        state.withLock { state in
+            DaemonWelcome(
+                incarnation: state.core.incarnation(of: app),
+                nextAssertionID: state.core.nextAssertionID(of: app),
+                state: state.core.state(of: app)
+            )
+        }
+    }
+
+    /// An app's event: only about itself, and only the calls an app makes.
+    private func appEvent(_ event: Event, from app: AppID, link: any ClientLink) {
+        guard let subject = event.appCallSubject else {
+            logger.warning("\(app) sent an event only the system may send; connection closed")
+            return refuse(link, DaemonRefusal(.notPermitted, "an app cannot report this event"))
+        }
+        guard subject == app else {
+            logger.warning("\(app) tried to act on \(subject); connection closed")
+            return refuse(link, DaemonRefusal(.notPermitted, "a connection of \(app) cannot act on another app"))
+        }
+        let (reply, effects) = handle(event, answering: app)
+        link.send(.system(.answer(reply, effects)))
+    }
+
+    /// Sends the refusal and closes the connection.
+    func refuse(_ link: any ClientLink, _ refusal: DaemonRefusal) {
+        state.withLock { $0.sessions[link.linkID] = nil }
+        link.send(.refused(refusal))
+        link.close(reason: refusal.description)
+    }
+
+    /// A connection ended (the peer closed it, or the daemon did). If it was an app's current
+    /// process, the process is gone: the core is told it exited, which releases what it held.
+    public func disconnected(_ link: any ClientLink) {
+        let app = state.withLock { state -> AppID? in
+            guard let session = state.sessions.removeValue(forKey: link.linkID) else { return nil }
+            guard case .app(let app) = session.role, state.appLinks[app] == link.linkID else { return nil }
+            state.appLinks[app] = nil
+            return state.core.state(of: app).isRunningProcess ? app : nil
+        }
+        if let app {
+            logger.info("\(app): its connection closed; the process is treated as exited")
+            deliver(.terminate(app, .exited(status: 0)))
+        }
+    }
+}
+
+extension AppLifecycleState {
+    /// Whether a process exists (running or frozen).
+    var isRunningProcess: Bool {
+        switch self {
+        case .active, .inactive, .background, .suspended: return true
+        case .notRunning, .terminated: return false
+        }
+    }
+}

@@ -1,0 +1,214 @@
+public import BackgroundCore
+public import BackgroundExecution
+import BackgroundProtocol
+public import BackgroundStore
+public import Logging
+import Synchronization
+
+/// The daemon's interpreter of the core: events in, effects carried out.
+///
+/// It drives the pure ``BackgroundSystem`` exactly as the embedded system and the simulator do:
+/// every input (an app's call, a desktop's focus message, a timer, a process that exited)
+/// becomes an event stamped with the boot clock; the effects that come back are carried out in
+/// order: durable changes written to the store (in one transaction) before anything is
+/// answered, app-addressed effects sent on that app's connection, `.suspend`/`.resume`/
+/// `.terminate` handed to the ``ProcessController``, reports written, and the one timer armed
+/// at the core's next deadline (nothing polls: an idle daemon uses no CPU).
+///
+/// All of it happens under one lock, in the order events arrive; sending never blocks (see
+/// ``ClientLink``), so no client can hold the lock.
+public final class DaemonEngine: Sendable {
+    /// How an engine is set up.
+    public struct Configuration: Sendable {
+        /// The numbers in force.
+        public var policy: SystemPolicy
+        /// The device's conditions.
+        public var device: DeviceConditions
+        /// Where termination reports are written; nil writes none.
+        public var reportsDirectory: String?
+        /// Where the event journal (`bgctl timeline`) is written; nil keeps none.
+        public var journalPath: String?
+        /// The logger.
+        public var logger: Logger
+
+        /// Creates a configuration: iOS's numbers and a server's device by default.
+        public init(
+            policy: SystemPolicy = .iOS,
+            device: DeviceConditions = EmbeddedSystem.serverDevice,
+            reportsDirectory: String? = nil,
+            journalPath: String? = nil,
+            logger: Logger = Logger(label: "backgroundd")
+        ) {
+            self.policy = policy
+            self.device = device
+            self.reportsDirectory = reportsDirectory
+            self.journalPath = journalPath
+            self.logger = logger
+        }
+    }
+
+    struct Session {
+        let link: any ClientLink
+        var role: Role
+        enum Role {
+            case awaitingHello
+            case app(AppID)
+            case control(followsLog: Bool)
+        }
+    }
+
+    struct State {
+        var core: BackgroundSystem
+        var installed: [AppID: InstalledApp] = [:]
+        var sessions: [Int: Session] = [:]
+        /// The connection of each app's current process.
+        var appLinks: [AppID: Int] = [:]
+        /// Apps whose current process the daemon started (it kills them; the others it cannot).
+        var started: Set<AppID> = []
+        /// Changes the store could not take yet, written first with the next batch.
+        var unsaved: [StoreChange] = []
+        var buffer: [Effect] = []
+        var reportsWritten: [String] = []
+        var launchesFailed = 0
+        var eventsHandled = 0
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    let state: Mutex<State>
+    let store: BackgroundStore
+    let processes: any ProcessController
+    let clock: @Sendable () -> Instant
+    let wallClock: WallClock
+    let wakeups: any WakeupScheduler
+    let journal: EventJournal?
+    var logger: Logger { configuration.logger }
+
+    /// Creates an engine over `store`, installs `apps` and restores what the store holds.
+    ///
+    /// - Parameters:
+    ///   - clock: The boot clock by default; tests pass a settable one.
+    ///   - wakeups: Arms the one timer; by default a task sleeping until the deadline.
+    /// - Throws: ``DaemonError`` with code `.store` if the store cannot be read: the daemon never
+    ///   starts over a store it could not read.
+    public init(
+        configuration: Configuration,
+        store: BackgroundStore,
+        apps: [InstalledApp],
+        processes: any ProcessController,
+        clock: @escaping @Sendable () -> Instant = { SystemTime.bootClockNow },
+        wallClock: WallClock? = nil,
+        wakeups: (any WakeupScheduler)? = nil
+    ) throws(DaemonError) {
+        self.configuration = configuration
+        self.store = store
+        self.processes = processes
+        self.clock = clock
+        let now = clock()
+        self.wallClock = wallClock ?? WallClock(unixSecondsAtOrigin: EventJournal.unixNow() - now.seconds)
+        self.wakeups = wakeups ?? TaskWakeups()
+        self.journal = configuration.journalPath.map { EventJournal(path: $0, logger: configuration.logger) }
+        var initial = State(core: BackgroundSystem(policy: configuration.policy, device: configuration.device))
+        for app in apps { initial.installed[app.id] = app }
+        self.state = Mutex(initial)
+        try restore(apps)
+    }
+
+    private func restore(_ apps: [InstalledApp]) throws(DaemonError) {
+        let saved: [PersistedApp]
+        do {
+            saved = try store.load(clock: wallClock)
+        } catch {
+            throw DaemonError(.store, "the store \(store.path) cannot be read: \(error)")
+        }
+        for app in apps { deliver(.install(app.manifest)) }
+        let installed = Set(apps.map(\.id))
+        for record in saved.sorted(by: { $0.app < $1.app }) {
+            guard installed.contains(record.app) else {
+                logger.notice("\(record.app): in the store but not installed; its records are kept untouched")
+                continue
+            }
+            deliver(.restore(record))
+        }
+    }
+
+    /// The current instant.
+    public var now: Instant { clock() }
+
+    /// Handles an event from the daemon itself or the desktop (not from an app's connection),
+    /// stamped now, and carries out its effects.
+    ///
+    /// - Returns: The reply, or nil; a refused event is logged and answers nil.
+    @discardableResult
+    public func deliver(_ event: Event) -> Reply? {
+        handle(event, answering: nil).reply
+    }
+
+    /// Handles an event, carries out its effects, and returns the reply and the effects for the
+    /// app whose connection `answering` sent it (those are answered, not pushed).
+    func handle(_ event: Event, answering: AppID?) -> (reply: Reply?, forCaller: [Effect]) {
+        var outbox = Outbox()
+        let result = state.withLock { state -> (Reply?, [Effect]) in
+            let now = clock()
+            state.buffer.removeAll(keepingCapacity: true)
+            var reply: Reply?
+            do {
+                reply = try state.core.handle(event, at: now, into: &state.buffer)
+            } catch {
+                logger.notice("event not applied: \(error)")
+                return (nil, [])
+            }
+            state.eventsHandled += 1
+            journal?.record(event: event, reply: reply, at: wallClock.unixSeconds(of: now))
+            let effects = state.buffer
+            persist(effects, in: &state)
+            var forCaller: [Effect] = []
+            for effect in effects {
+                journal?.record(effect: effect, at: wallClock.unixSeconds(of: now))
+                if let answering, effect.runtimeApp == answering {
+                    forCaller.append(effect)
+                    carryOutSystemPart(effect, in: &state, outbox: &outbox)
+                } else {
+                    carryOut(effect, in: &state, outbox: &outbox)
+                }
+            }
+            return (reply, forCaller)
+        }
+        outbox.flush()
+        return result
+    }
+
+    /// Writes the batch's durable changes in one transaction before anything is answered.
+    private func persist(_ effects: [Effect], in state: inout State) {
+        var changes = state.unsaved
+        for case .persist(let change) in effects { changes.append(change) }
+        guard !changes.isEmpty else { return }
+        do {
+            try store.apply(changes, clock: wallClock)
+            state.unsaved = []
+        } catch {
+            state.unsaved = changes
+            logger.error("the store could not be written (kept for the next write): \(error)")
+        }
+    }
+
+    /// Delivers a tick: what fell due runs.
+    public func tick() {
+        deliver(.tick)
+    }
+}
+
+/// Work decided under the lock and done after it: sends and closes, which must not run while
+/// the engine's state is locked (a link may call back).
+struct Outbox {
+    var sends: [(any ClientLink, DaemonResponse)] = []
+    var closes: [(any ClientLink, String)] = []
+
+    mutating func send(_ response: DaemonResponse, to link: any ClientLink) { sends.append((link, response)) }
+    mutating func close(_ link: any ClientLink, reason: String) { closes.append((link, reason)) }
+
+    func flush() {
+        for (link, response) in sends { link.send(response) }
+        for (link, reason) in closes { link.close(reason: reason) }
+    }
+}

@@ -1,0 +1,133 @@
+import BackgroundExecution
+public import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's Unix-domain socket: `0600`, in a `0700` directory checked by `SecureDirectory`.
+public final class DaemonServer: Sendable {
+    /// The socket's path.
+    public let path: String
+    private let directory: SecureDirectory
+    private let socketName: String
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+
+    private init(
+        path: String,
+        directory: SecureDirectory,
+        socketName: String,
+        channel: any Channel,
+        group: MultiThreadedEventLoopGroup
+    ) {
+        self.path = path
+        self.directory = directory
+        self.socketName = socketName
+        self.channel = channel
+        self.group = group
+    }
+
+    /// Binds the socket and serves `engine` on it.
+    ///
+    /// A socket left by a daemon that is gone (nothing accepts on it) is replaced; one that a
+    /// running daemon serves is an error (``DaemonError/Code-swift.enum/alreadyRunning``).
+    public static func start(
+        engine: DaemonEngine,
+        paths: DaemonPaths,
+        limits: DaemonLimits = .standard,
+        logger: Logger
+    ) async throws(DaemonError) -> DaemonServer {
+        let directory: SecureDirectory
+        do {
+            directory = try SecureDirectory.open(paths.socketDirectory, access: .privateToOwner)
+        } catch {
+            throw DaemonError(.unsafeDirectory, "socket directory \(error)")
+        }
+        let name = paths.socketName
+        let throughDescriptor = directory.pathThroughDescriptor(name)
+        if (try? directory.status(of: name)) != nil {
+            if SocketProbe.accepts(throughDescriptor) {
+                throw DaemonError(.alreadyRunning, "another backgroundd serves \(paths.socket)")
+            }
+            try? directory.removeSocket(name)
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let counter = Atomic<Int>(0)
+        let open = Atomic<Int>(0)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .childChannelOption(.allowRemoteHalfClosure, value: false)
+            .childChannelInitializer { channel in
+                let id = counter.add(1, ordering: .relaxed).newValue
+                let link = SocketLink(linkID: id, channel: channel, limits: limits, logger: logger)
+                let count = open.add(1, ordering: .relaxed).newValue
+                channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
+                guard count <= limits.maximumConnections else {
+                    logger.warning("connection \(id) refused: \(count - 1) connections are open already")
+                    return channel.close()
+                }
+                return PeerCredentialsReader.read(channel).flatMapThrowing { peer in
+                    engine.connected(link)
+                    try channel.pipeline.syncOperations.addHandler(
+                        FrameChannelHandler(engine: engine, link: link, peer: peer, limits: limits, logger: logger)
+                    )
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(unixDomainSocketPath: throughDescriptor).get()
+            try SystemCall.changeModeAt(directory.descriptor, name, to: 0o600)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw DaemonError(.socket, "cannot serve \(paths.socket): \(error)")
+        }
+        logger.notice("listening on \(paths.socket)")
+        return DaemonServer(path: paths.socket, directory: directory, socketName: name, channel: channel, group: group)
+    }
+
+    /// Stops accepting, closes every connection and removes the socket.
+    public func stop() async {
+        try? await channel.close()
+        try? directory.removeSocket(socketName)
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// Reads `SO_PEERCRED` of a connected channel.
+enum PeerCredentialsReader {
+    /// `struct ucred`: { pid_t pid; uid_t uid; gid_t gid; } (Glibc's module map hides it).
+    struct Credentials: Sendable {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    static func read(_ channel: any Channel) -> EventLoopFuture<PeerIdentity?> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
+        let future: EventLoopFuture<Credentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_PEERCRED)
+        )
+        return future.map { PeerIdentity.reading(pid: $0.pid, uid: $0.uid) }
+    }
+}
+
+/// Whether something accepts connections on a socket path (a live daemon), without speaking.
+enum SocketProbe {
+    static func accepts(_ path: String) -> Bool {
+        guard let socket = try? SystemCall.unixStreamSocket() else { return false }
+        defer { SystemCall.close(socket) }
+        do {
+            try SystemCall.connect(socket, to: path)
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,97 @@
+public import BackgroundCore
+import BackgroundExecution
+public import BackgroundStore
+public import Logging
+public import ServiceLifecycle
+
+/// `backgroundd` as a swift-service-lifecycle `Service`: opens the directories, the store and
+/// the manifests, restores, serves the socket until graceful shutdown, then checkpoints the store.
+public struct DaemonService: Service {
+    /// The paths.
+    public var paths: DaemonPaths
+    /// The numbers in force.
+    public var policy: SystemPolicy
+    /// Process control.
+    public var processes: any ProcessController
+    /// Limits on clients.
+    public var limits: DaemonLimits
+    /// The logger.
+    public var logger: Logger
+    /// Called once the socket is served, with the engine (tests, benchmarks).
+    public var onReady: (@Sendable (DaemonEngine) -> Void)?
+
+    /// Creates the service.
+    public init(
+        paths: DaemonPaths,
+        policy: SystemPolicy = .iOS,
+        processes: any ProcessController = UnmanagedProcesses(),
+        limits: DaemonLimits = .standard,
+        logger: Logger = Logger(label: "backgroundd"),
+        onReady: (@Sendable (DaemonEngine) -> Void)? = nil
+    ) {
+        self.paths = paths
+        self.policy = policy
+        self.processes = processes
+        self.limits = limits
+        self.logger = logger
+        self.onReady = onReady
+    }
+
+    public func run() async throws {
+        let (engine, store) = try open()
+        let server = try await DaemonServer.start(engine: engine, paths: paths, limits: limits, logger: logger)
+        engine.armTimer()
+        onReady?(engine)
+        try? await gracefulShutdown()
+        logger.notice("shutting down")
+        await server.stop()
+        do {
+            try store.checkpoint()
+        } catch {
+            logger.error("the store could not be checkpointed: \(error)")
+        }
+    }
+
+    /// Opens the state directory, the store and the manifests, and builds the engine.
+    public func open() throws(DaemonError) -> (DaemonEngine, BackgroundStore) {
+        for (path, access) in [(paths.state, SecureDirectory.Access.privateToOwner), (paths.reports, .ownerWritable)] {
+            do {
+                _ = try SecureDirectory.open(path, access: access)
+            } catch {
+                throw DaemonError(.unsafeDirectory, "\(error)")
+            }
+        }
+        let store: BackgroundStore
+        do {
+            store = try BackgroundStore(path: paths.store)
+        } catch {
+            throw DaemonError(.store, "the store \(paths.store): \(error)")
+        }
+        let manifests = try ManifestDirectory.load(from: paths.manifests)
+        for problem in manifests.problems {
+            logger.error("manifest \(problem.file) not loaded: \(problem.reason)")
+        }
+        logger.notice(
+            "\(manifests.apps.count) apps installed from \(paths.manifests)\(manifests.problems.isEmpty ? "" : " (\(manifests.problems.count) manifests not loaded)")"
+        )
+        let engine = try DaemonEngine(
+            configuration: .init(
+                policy: policy,
+                reportsDirectory: paths.reports,
+                journalPath: paths.state + "/journal.jsonl",
+                logger: logger
+            ),
+            store: store,
+            apps: manifests.apps,
+            processes: processes
+        )
+        return (engine, store)
+    }
+}
+
+extension DaemonEngine {
+    /// Arms the timer at the core's next deadline (after a restore).
+    public func armTimer() {
+        wakeups.arm(at: state.withLock { $0.core.nextDeadline }, engine: self)
+    }
+}

@@ -1,0 +1,40 @@
+import BackgroundCore
+
+extension Event {
+    /// The app an app's own process may send this event about, or nil if no app process may
+    /// send it at all (lifecycle moves, the device, settings, installs and restores are the
+    /// daemon's and the desktop's to report, never an app's).
+    ///
+    /// The daemon accepts an app's event only if this is the connection's own app: one app can
+    /// never end another's assertion, cancel its requests or run its tasks.
+    var appCallSubject: AppID? {
+        switch self {
+        case .beginAssertion(let app, _, _, _), .endAssertion(let app, _), .expirationHandlerReturned(let app, _),
+            .didEnterBackgroundReturned(let app), .backgroundWakeReturned(let app), .finishLaunching(let app),
+            .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
+            .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),
+            .setMinimumBackgroundFetchInterval(let app, _), .simulateLaunch(let app, _),
+            .simulateExpiration(let app, _):
+            return app
+        case .launch, .activate, .deactivate, .enterBackground, .enterForeground, .resumeInBackground, .terminate,
+            .setBackgroundRefresh, .tick, .install, .userCancelledTask, .setDevice, .restore:
+            return nil
+        }
+    }
+}
+
+extension Effect {
+    /// The app this effect is for, when the app's runtime carries it out (its handlers, its
+    /// lifecycle callbacks, its tasks); nil for the daemon's own work.
+    var runtimeApp: AppID? {
+        switch self {
+        case .assertionDenied(let app, _, _), .runExpirationHandler(let app, _), .deliverDidEnterBackground(let app),
+            .deliverBackgroundWake(let app), .stateChanged(let app, _, _), .backgroundRefreshStatusChanged(let app, _),
+            .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .launch(let app, _, _),
+            .resume(let app, _), .exit(let app, _, _), .terminate(let app, _):
+            return app
+        case .suspend, .scheduleWakeup, .cancelWakeup, .log, .taskFinished, .persist:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import BackgroundProtocol
+import Logging
+import NIOCore
+
+/// Turns a connection's bytes into requests for the engine.
+///
+/// The frame header is checked against the limit before any payload is buffered; a frame that
+/// is too large, a payload that is not a protocol message, or a message of the wrong shape
+/// closes this connection with a logged reason, and nothing else happens. A client that has not
+/// said hello within ``DaemonLimits/helloTimeout`` is closed.
+final class FrameChannelHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let engine: DaemonEngine
+    private let link: SocketLink
+    private let peer: PeerIdentity?
+    private let limits: DaemonLimits
+    private let logger: Logger
+    private var decoder: FrameDecoder
+    private var helloTimer: Scheduled<Void>?
+    private var failed = false
+
+    init(engine: DaemonEngine, link: SocketLink, peer: PeerIdentity?, limits: DaemonLimits, logger: Logger) {
+        self.engine = engine
+        self.link = link
+        self.peer = peer
+        self.limits = limits
+        self.logger = logger
+        self.decoder = FrameDecoder(maximumFrameBytes: limits.maximumFrameBytes)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let link = self.link
+        let engine = self.engine
+        let timeout = limits.helloTimeout
+        helloTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.seconds * 1e9))) {
+            if engine.isAwaitingHello(link) {
+                link.close(reason: "no hello within \(timeout)")
+            }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        var buffer = unwrapInboundIn(data)
+        if let bytes = buffer.readBytes(length: buffer.readableBytes) { decoder.append(bytes) }
+        do {
+            while let payload = try decoder.nextFrame() {
+                let request = try ProtocolCodec.decode(DaemonRequest.self, from: payload)
+                engine.received(request, from: link, peer: peer)
+            }
+        } catch {
+            failed = true
+            link.close(reason: "malformed input: \(error)")
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        helloTimer?.cancel()
+        engine.disconnected(link)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        link.close(reason: "connection error: \(error)")
+    }
+}
+
+extension DaemonEngine {
+    func isAwaitingHello(_ link: any ClientLink) -> Bool {
+        state.withLock { state in
+            if case .awaitingHello? = state.sessions[link.linkID]?.role { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import BackgroundExecution
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is at the other end of a connection, as the kernel recorded it when it connected
+/// (`SO_PEERCRED`), and what its process runs.
+public struct PeerIdentity: Sendable, Hashable {
+    /// The peer's process id.
+    public var pid: Int32
+    /// The peer's effective user id.
+    public var uid: UInt32
+    /// What `/proc/<pid>/exe` resolves to, read when the peer said hello; nil if unreadable
+    /// (the process is gone, or belongs to another user and the daemon is not root).
+    public var executable: String?
+
+    /// Creates an identity.
+    public init(pid: Int32, uid: UInt32, executable: String?) {
+        self.pid = pid
+        self.uid = uid
+        self.executable = executable
+    }
+
+    /// The identity of process `pid` with user `uid`: reads its executable.
+    static func reading(pid: Int32, uid: UInt32) -> PeerIdentity {
+        PeerIdentity(pid: pid, uid: uid, executable: executable(of: pid))
+    }
+
+    /// `readlink("/proc/<pid>/exe")`: the kernel's record of the file the process runs, which
+    /// the process cannot change (a deleted file reads with a " (deleted)" suffix, and never
+    /// matches a manifest).
+    static func executable(of pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The rules a connecting peer is checked against.
+enum IdentityCheck {
+    /// Whether `peer` may speak as `app`: the same user as the daemon (or root, or the daemon is
+    /// root), and its process runs the manifest's executable. An app without a launch command
+    /// in its manifest names no executable, so only its uid is checked (the manifest says so).
+    static func refusal(of peer: PeerIdentity, as app: InstalledApp, daemonUID: UInt32) -> String? {
+        guard peer.uid == daemonUID || daemonUID == 0 else {
+            return "uid \(peer.uid) is not the daemon's user (\(daemonUID))"
+        }
+        guard let expected = app.launch?.executable else { return nil }
+        guard let running = peer.executable else {
+            return "the executable of pid \(peer.pid) cannot be read"
+        }
+        guard running == expected || running == resolved(expected) else {
+            return "pid \(peer.pid) runs \(ControlCharacters.escaped(running)), not \(ControlCharacters.escaped(expected))"
+        }
+        return nil
+    }
+
+    /// Whether `peer` may be a control client: the daemon's user (or root), and not the process
+    /// of an installed app (an app never controls the system, nor sees other apps through it).
+    static func controlRefusal(of peer: PeerIdentity, apps: [InstalledApp], daemonUID: UInt32) -> String? {
+        guard peer.uid == daemonUID || peer.uid == 0 else {
+            return "uid \(peer.uid) is not the daemon's user (\(daemonUID))"
+        }
+        if let executable = peer.executable,
+            let app = apps.first(where: { $0.launch.map { $0.executable == executable || resolved($0.executable) == executable } ?? false })
+        {
+            return "pid \(peer.pid) is the process of \(app.id), and apps are not control clients"
+        }
+        return nil
+    }
+
+    /// The path with its links resolved (manifests may name a link to the real executable).
+    static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+}

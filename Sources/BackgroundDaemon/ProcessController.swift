@@ -1,0 +1,50 @@
+public import BackgroundCore
+
+/// What the daemon asks of the machine's process control: start, freeze, thaw and kill an app's
+/// processes.
+///
+/// The daemon carries out the core's `.launch`, `.suspend`, `.resume` and `.terminate` effects
+/// through this protocol. **Partial:** the real implementation (cgroup v2 freezer with a
+/// SIGSTOP fallback, spawning with an inherited connected socket, exit watching) is the
+/// `BackgroundProcessControl` library, wired in when it lands; until then `backgroundd` runs
+/// with ``UnmanagedProcesses``, which starts nothing and freezes nothing and says so in
+/// `bgctl status`.
+public protocol ProcessController: Sendable {
+    /// The name `bgctl status` shows for the mechanism in use ("cgroup v2 freezer", "SIGSTOP").
+    var mechanism: String { get }
+
+    /// Starts the app's process for `incarnation`. The started process must connect back (the
+    /// controller passes it a connected socket, given to the engine with
+    /// ``DaemonEngine/attachInherited(_:app:incarnation:)``).
+    ///
+    /// - Throws: Any error; the engine records the launch as failed (the app stays not running).
+    func launch(_ app: InstalledApp, reason: LaunchReason, incarnation: Incarnation) throws
+
+    /// Stops the app's processes from running.
+    func freeze(_ app: AppID)
+
+    /// Lets the app's processes run again.
+    func thaw(_ app: AppID)
+
+    /// Kills the app's processes (SIGKILL).
+    func kill(_ app: AppID)
+}
+
+/// Process control that starts, freezes and kills nothing: the daemon tracks states only.
+///
+/// For a daemon without process control (the library is not wired in yet, or tests of the
+/// protocol alone). `bgctl status` shows its ``mechanism``.
+public struct UnmanagedProcesses: ProcessController {
+    /// Creates it.
+    public init() {}
+
+    public var mechanism: String { "none (states are tracked, processes are not frozen or started)" }
+
+    public func launch(_ app: InstalledApp, reason: LaunchReason, incarnation: Incarnation) throws {
+        throw DaemonError(.socket, "this daemon cannot start processes (no process control)")
+    }
+
+    public func freeze(_ app: AppID) {}
+    public func thaw(_ app: AppID) {}
+    public func kill(_ app: AppID) {}
+}

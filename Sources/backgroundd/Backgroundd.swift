@@ -1,0 +1,84 @@
+import ArgumentParser
+import BackgroundCore
+import BackgroundDaemon
+import CommandOutput
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `backgroundd`: the background execution system as a Linux daemon.
+@main
+struct Backgroundd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backgroundd",
+        abstract: "The background execution system as a daemon: apps connect over a Unix-domain socket.",
+        discussion: """
+            With no options: state in $XDG_STATE_HOME/backgroundd (else ~/.local/state/backgroundd), \
+            the socket in $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock (else <state>/run/backgroundd.sock), \
+            manifests in <state>/apps. SIGTERM or SIGINT shuts it down gracefully. Exit status: \
+            docs/exit-codes.md.
+            """
+    )
+
+    @Option(help: "The state directory (store, journal, reports, manifests).")
+    var stateDir: String?
+
+    @Option(help: "The socket's path.")
+    var socket: String?
+
+    @Option(help: "The manifests directory.")
+    var apps: String?
+
+    @Option(help: "The policy: ios (Apple's numbers) or server.")
+    var policy: String = "ios"
+
+    @Option(help: "The log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    static func main() async {
+        await CommandEntry.main(Backgroundd.self)
+    }
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error")
+        }
+        let systemPolicy: SystemPolicy
+        switch policy {
+        case "ios": systemPolicy = .iOS
+        case "server": systemPolicy = .server(grace: .seconds(30))
+        default: throw ValidationError("--policy: \(policy) is not ios or server")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        for (flag, value) in [("--state-dir", stateDir), ("--socket", socket), ("--apps", apps)] {
+            if let value, !value.hasPrefix("/") { throw ValidationError("\(flag): \(value) is not an absolute path") }
+        }
+        guard let paths = DaemonPaths(environment: environment, state: stateDir, socket: socket, manifests: apps) else {
+            throw CommandFailure(.usage, "state directory", "neither $XDG_STATE_HOME nor $HOME is usable: pass --state-dir")
+        }
+        var logger = Logger(label: "backgroundd")
+        logger.logLevel = level
+        let service = DaemonService(paths: paths, policy: systemPolicy, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        do {
+            try await group.run()
+        } catch let error as DaemonError {
+            throw CommandFailure(error.exitStatus, error.subject, error.message)
+        }
+    }
+}
+
+extension DaemonError {
+    var exitStatus: ExitStatus {
+        switch code {
+        case .unsafeDirectory: return .permissionDenied
+        case .badManifest, .store: return .badInput
+        case .socket: return .cannotCreateOutput
+        case .alreadyRunning: return .unavailable
+        }
+    }
+
+    var subject: String { "" }
+}
