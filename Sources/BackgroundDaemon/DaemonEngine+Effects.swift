@@ -51,7 +51,7 @@ extension DaemonEngine {
     }
 
     private func launchProcess(_ app: AppID, reason: LaunchReason, incarnation: Incarnation, in state: inout State) {
-        if state.appLinks[app] != nil, reason == .user {
+        if state.connecting.contains(app), reason == .user {
             return  // the process that connected is this launch (an app the user started)
         }
         guard let installed = state.installed[app] else {

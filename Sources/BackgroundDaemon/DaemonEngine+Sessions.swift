@@ -87,18 +87,26 @@ extension DaemonEngine {
     /// running, it launched in the foreground (the user started it).
     private func appConnected(_ app: AppID, link: any ClientLink) {
         var outbox = Outbox()
-        let replaced = state.withLock { state -> Bool in
-            if let old = state.appLinks[app], old != link.linkID, let session = state.sessions.removeValue(forKey: old) {
+        let launching = state.withLock { state -> Bool in
+            if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
+                let session = state.sessions.removeValue(forKey: old)
+            {
                 outbox.close(session.link, reason: "\(app) connected again from another process")
             }
             state.sessions[link.linkID]?.role = .app(app)
-            state.appLinks[app] = link.linkID
-            return !state.core.state(of: app).isRunningProcess
+            let launching = !state.core.state(of: app).isRunningProcess
+            if launching { state.connecting.insert(app) }
+            return launching
         }
         outbox.flush()
-        if replaced {
+        if launching {
+            // This process is the launch; the welcome carries the state it leads to.
             deliver(.launch(app, .foreground))
             deliver(.activate(app))
+        }
+        state.withLock { state in
+            state.connecting.remove(app)
+            if state.sessions[link.linkID] != nil { state.appLinks[app] = link.linkID }
         }
         link.send(.welcome(welcome(for: app)))
     }

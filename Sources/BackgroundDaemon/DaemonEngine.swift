@@ -63,6 +63,8 @@ public final class DaemonEngine: Sendable {
         var sessions: [Int: Session] = [:]
         /// The connection of each app's current process.
         var appLinks: [AppID: Int] = [:]
+        /// Apps whose own process is saying hello: their `.launch` is that process, not a spawn.
+        var connecting: Set<AppID> = []
         /// Apps whose current process the daemon started (it kills them; the others it cannot).
         var started: Set<AppID> = []
         /// Changes the store could not take yet, written first with the next batch.

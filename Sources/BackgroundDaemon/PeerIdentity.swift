@@ -45,7 +45,7 @@ enum IdentityCheck {
     /// root), and its process runs the manifest's executable. An app without a launch command
     /// in its manifest names no executable, so only its uid is checked (the manifest says so).
     static func refusal(of peer: PeerIdentity, as app: InstalledApp, daemonUID: UInt32) -> String? {
-        guard peer.uid == daemonUID || daemonUID == 0 else {
+        guard peer.uid == daemonUID || peer.uid == 0 else {
             return "uid \(peer.uid) is not the daemon's user (\(daemonUID))"
         }
         guard let expected = app.launch?.executable else { return nil }

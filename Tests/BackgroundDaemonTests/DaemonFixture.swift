@@ -1,0 +1,148 @@
+import BackgroundCore
+import BackgroundDaemon
+import BackgroundProtocol
+import BackgroundStore
+import Foundation
+import Logging
+import Synchronization
+
+/// A fresh directory under /tmp, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/backgroundd-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        path = String(cString: made)
+    }
+
+    func write(_ name: String, _ text: String, mode: Int = 0o600) throws {
+        let url = URL(fileURLWithPath: path + "/" + name)
+        try Data(text.utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A manifest as JSON: the Info.plist keys and an optional launch command.
+func manifestJSON(_ app: String, identifiers: [String] = [], modes: [String] = [], executable: String? = nil) -> String {
+    var document: [String: Any] = ["CFBundleIdentifier": app]
+    if !identifiers.isEmpty { document["BGTaskSchedulerPermittedIdentifiers"] = identifiers }
+    if !modes.isEmpty { document["UIBackgroundModes"] = modes }
+    if let executable { document["BackgroundLaunch"] = ["Arguments": [executable]] }
+    let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// A clock the test moves.
+final class TestClock: Sendable {
+    private let instant = Mutex<Instant>(.seconds(1000))
+    var now: Instant { instant.withLock { $0 } }
+    func advance(by duration: Duration) { instant.withLock { $0 = $0 + duration } }
+}
+
+/// Wake-ups recorded, never fired: tests tick by hand.
+final class RecordedWakeups: WakeupScheduler {
+    let armed = Mutex<Instant?>(nil)
+    func arm(at deadline: Instant?, engine: DaemonEngine) { armed.withLock { $0 = deadline } }
+}
+
+/// Process control that records what it was asked.
+final class RecordingProcesses: ProcessController {
+    let calls = Mutex<[String]>([])
+    var mechanism: String { "recording (tests)" }
+    func launch(_ app: InstalledApp, reason: LaunchReason, incarnation: Incarnation) throws {
+        calls.withLock { $0.append("launch \(app.id) \(reason.rawValue) \(incarnation.rawValue)") }
+    }
+    func freeze(_ app: AppID) { calls.withLock { $0.append("freeze \(app)") } }
+    func thaw(_ app: AppID) { calls.withLock { $0.append("thaw \(app)") } }
+    func kill(_ app: AppID) { calls.withLock { $0.append("kill \(app)") } }
+}
+
+/// A connection that records what the engine sends it.
+final class RecordingLink: ClientLink {
+    let linkID: Int
+    let sent = Mutex<[DaemonResponse]>([])
+    let closedReason = Mutex<String?>(nil)
+    private static let counter = Atomic<Int>(1_000_000)
+
+    init() { linkID = Self.counter.add(1, ordering: .relaxed).newValue }
+
+    func send(_ response: DaemonResponse) { sent.withLock { $0.append(response) } }
+    func close(reason: String) { closedReason.withLock { $0 = $0 ?? reason } }
+
+    var last: DaemonResponse? { sent.withLock { $0.last } }
+    var isClosed: Bool { closedReason.withLock { $0 != nil } }
+    var refusal: DaemonRefusal? {
+        sent.withLock { sent in
+            for case .refused(let refusal) in sent { return refusal }
+            return nil
+        }
+    }
+    var lastAnswer: (Reply?, [Effect])? {
+        sent.withLock { sent in
+            for case .system(.answer(let reply, let effects)) in sent.reversed() { return (reply, effects) }
+            return nil
+        }
+    }
+}
+
+/// An engine over an in-memory store with two installed apps and hand-driven time.
+struct EngineFixture {
+    static let notes: AppID = "com.example.notes"
+    static let mail: AppID = "com.example.mail"
+
+    let engine: DaemonEngine
+    let clock: TestClock
+    let processes: RecordingProcesses
+    let store: BackgroundStore
+
+    init(store: BackgroundStore? = nil, policy: SystemPolicy = .iOS) throws {
+        let apps = [Self.notes, Self.mail].map { app in
+            InstalledApp(
+                manifest: AppManifest(
+                    bundleIdentifier: app,
+                    permittedTaskIdentifiers: ["\(app).refresh"],
+                    backgroundModes: [.fetch, .processing]
+                ),
+                launch: LaunchCommand(executable: "/usr/bin/\(app.bundleIdentifier)"),
+                file: "\(app.bundleIdentifier).json"
+            )
+        }
+        let clock = TestClock()
+        let processes = RecordingProcesses()
+        let store = try store ?? BackgroundStore.inMemory()
+        self.clock = clock
+        self.processes = processes
+        self.store = store
+        engine = try DaemonEngine(
+            configuration: .init(policy: policy, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })),
+            store: store,
+            apps: apps,
+            processes: processes,
+            clock: { clock.now },
+            wallClock: WallClock(unixSecondsAtOrigin: 1_767_225_600),
+            wakeups: RecordedWakeups()
+        )
+    }
+
+    /// A connection that said hello as `app`, as an inherited (daemon-started) connection does.
+    func connect(_ app: AppID) -> RecordingLink {
+        let link = RecordingLink()
+        engine.connected(link)
+        engine.received(.hello(ClientHello(role: .app(app))), from: link, peer: nil)
+        return link
+    }
+
+    func control() -> RecordingLink {
+        let link = RecordingLink()
+        engine.connected(link)
+        engine.received(.hello(ClientHello(role: .control)), from: link, peer: nil)
+        return link
+    }
+
+    func send(_ event: Event, from link: RecordingLink) {
+        engine.received(.app(.event(event)), from: link, peer: nil)
+    }
+}
