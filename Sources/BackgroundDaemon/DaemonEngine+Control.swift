@@ -31,10 +31,15 @@ extension DaemonEngine {
             return debuggerHook(identifier, app, pending: false) { .simulateExpiration($0, identifier: identifier) }
         case .reports:
             let written = state.withLock { $0.reportsWritten }
-            let text = written.isEmpty ? "no termination reports since the daemon started" : written.joined(separator: "\n")
+            let text =
+                written.isEmpty ? "no termination reports since the daemon started" : written.joined(separator: "\n")
             return reply(.ok, text, ["directory": configuration.reportsDirectory ?? "", "reports": written])
         case .events(let since):
-            return reply(.ok, "use the journal at \(journal?.path ?? "(none)")", ["journal": journal?.path ?? "", "since": since])
+            return reply(
+                .ok,
+                "use the journal at \(journal?.path ?? "(none)")",
+                ["journal": journal?.path ?? "", "since": since]
+            )
         case .followLog:
             return reply(.invalid, "follow the log on a connection of its own", [:])
         }
@@ -84,10 +89,13 @@ extension DaemonEngine {
                 ]
             }
         }
-        let text = rows.isEmpty
+        let text =
+            rows.isEmpty
             ? "no apps installed"
-            : rows.map { "\($0["app"]!)  \($0["state"]!)  assertions \($0["assertions"]!)  pending \($0["pendingRequests"]!)" }
-                .joined(separator: "\n")
+            : rows.map {
+                "\($0["app"]!)  \($0["state"]!)  assertions \($0["assertions"]!)  pending \($0["pendingRequests"]!)"
+            }
+            .joined(separator: "\n")
         return reply(.ok, text, ["apps": rows])
     }
 
@@ -104,10 +112,13 @@ extension DaemonEngine {
             }
         }
         if let only, !isInstalled(only) { return notInstalled(only) }
-        let text = rows.isEmpty
+        let text =
+            rows.isEmpty
             ? "no assertions held"
-            : rows.map { "\($0["app"]!)  #\($0["id"]!) \($0["name"]!)  held \(DurationText.format(.seconds($0["heldSeconds"] as! Double)))  \($0["origin"]!)" }
-                .joined(separator: "\n")
+            : rows.map {
+                "\($0["app"]!)  #\($0["id"]!) \($0["name"]!)  held \(DurationText.format(.seconds($0["heldSeconds"] as! Double)))  \($0["origin"]!)"
+            }
+            .joined(separator: "\n")
         return reply(.ok, text, ["assertions": rows])
     }
 
@@ -116,7 +127,10 @@ extension DaemonEngine {
         let rows = state.withLock { state -> [[String: Any]] in
             selected(only, in: state).flatMap { app -> [[String: Any]] in
                 let pending = state.core.pendingRequests(of: app).map { request -> [String: Any] in
-                    ["app": app.bundleIdentifier, "identifier": request.identifier, "kind": request.kind.rawValue, "state": "pending"]
+                    [
+                        "app": app.bundleIdentifier, "identifier": request.identifier, "kind": request.kind.rawValue,
+                        "state": "pending",
+                    ]
                 }
                 let running = state.core.runningTasks(of: app).map { run -> [String: Any] in
                     [
@@ -127,9 +141,12 @@ extension DaemonEngine {
                 return pending + running
             }
         }
-        let text = rows.isEmpty
+        let text =
+            rows.isEmpty
             ? "no pending or running tasks"
-            : rows.map { "\($0["app"]!)  \($0["identifier"]!)  \($0["kind"]!)  \($0["state"]!)" }.joined(separator: "\n")
+            : rows.map { "\($0["app"]!)  \($0["identifier"]!)  \($0["kind"]!)  \($0["state"]!)" }.joined(
+                separator: "\n"
+            )
         return reply(.ok, text, ["tasks": rows])
     }
 
@@ -145,10 +162,15 @@ extension DaemonEngine {
         }
         guard found.count == 1 else {
             let apps = found.map(\.0.bundleIdentifier)
-            return reply(.invalid, "\(identifier) is a request of several apps (\(apps.joined(separator: ", "))): name one with --app", ["apps": apps])
+            return reply(
+                .invalid,
+                "\(identifier) is a request of several apps (\(apps.joined(separator: ", "))): name one with --app",
+                ["apps": apps]
+            )
         }
         let text = "\(app): " + explanation.renderText { "in \(DurationText.format($0 - now))" }
-        let json = (try? JSONEncoder().encode(explanation)).flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
+        let json =
+            (try? JSONEncoder().encode(explanation)).flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
         return reply(.ok, text, ["app": app.bundleIdentifier, "explanation": json])
     }
 
@@ -179,7 +201,9 @@ extension DaemonEngine {
             state.installed.keys.sorted().filter { state.core.state(of: $0).isForeground }
         }
         for app in foreground { sendHome(app) }
-        let text = foreground.isEmpty ? "no app is in the foreground" : foreground.map { "\($0): background" }.joined(separator: "\n")
+        let text =
+            foreground.isEmpty
+            ? "no app is in the foreground" : foreground.map { "\($0): background" }.joined(separator: "\n")
         return reply(.ok, text, ["apps": foreground.map(\.bundleIdentifier)])
     }
 
@@ -191,7 +215,11 @@ extension DaemonEngine {
     private func forceQuit(_ app: AppID) -> ControlReply {
         guard isInstalled(app) else { return notInstalled(app) }
         deliver(.terminate(app, .userForceQuit))
-        return reply(.ok, "\(app): force-quit; it is not launched in the background until opened", ["app": app.bundleIdentifier])
+        return reply(
+            .ok,
+            "\(app): force-quit; it is not launched in the background until opened",
+            ["app": app.bundleIdentifier]
+        )
     }
 
     private func debuggerHook(
@@ -216,7 +244,11 @@ extension DaemonEngine {
             return reply(.invalid, "\(identifier) is \(what) for several apps: name one with --app", [:])
         }
         deliver(event(app))
-        return reply(.ok, "\(app): \(pending ? "launched" : "expired") \(identifier)", ["app": app.bundleIdentifier, "identifier": identifier])
+        return reply(
+            .ok,
+            "\(app): \(pending ? "launched" : "expired") \(identifier)",
+            ["app": app.bundleIdentifier, "identifier": identifier]
+        )
     }
 
     private func selected(_ only: AppID?, in state: State) -> [AppID] {

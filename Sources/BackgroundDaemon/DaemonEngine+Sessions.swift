@@ -34,7 +34,8 @@ extension DaemonEngine {
             acceptHello(hello, from: link, peer: peer)
         case (.app(let app)?, .hello(let hello)):
             // An inherited connection says hello too; it must name its own app.
-            guard case .app(let claimed) = hello.role, claimed == app, hello.protocolVersion == Int(ProtocolCodec.version)
+            guard case .app(let claimed) = hello.role, claimed == app,
+                hello.protocolVersion == Int(ProtocolCodec.version)
             else {
                 return refuse(link, DaemonRefusal(.notTheApp, "this connection belongs to \(app)"))
             }

@@ -12,7 +12,7 @@ import Synchronization
 /// becomes an event stamped with the boot clock; the effects that come back are carried out in
 /// order: durable changes written to the store (in one transaction) before anything is
 /// answered, app-addressed effects sent on that app's connection, `.suspend`/`.resume`/
-/// `.terminate` handed to the ``ProcessController``, reports written, and the one timer armed
+/// `.terminate` handed to the ``AppProcesses``, reports written, and the one timer armed
 /// at the core's next deadline (nothing polls: an idle daemon uses no CPU).
 ///
 /// All of it happens under one lock, in the order events arrive; sending never blocks (see
@@ -79,7 +79,7 @@ public final class DaemonEngine: Sendable {
     public let configuration: Configuration
     let state: Mutex<State>
     let store: BackgroundStore
-    let processes: any ProcessController
+    let processes: any AppProcesses
     let clock: @Sendable () -> Instant
     let wallClock: WallClock
     let wakeups: any WakeupScheduler
@@ -97,7 +97,7 @@ public final class DaemonEngine: Sendable {
         configuration: Configuration,
         store: BackgroundStore,
         apps: [InstalledApp],
-        processes: any ProcessController,
+        processes: any AppProcesses,
         clock: @escaping @Sendable () -> Instant = { SystemTime.bootClockNow },
         wallClock: WallClock? = nil,
         wakeups: (any WakeupScheduler)? = nil

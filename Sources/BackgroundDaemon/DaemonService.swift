@@ -12,7 +12,7 @@ public struct DaemonService: Service {
     /// The numbers in force.
     public var policy: SystemPolicy
     /// Process control.
-    public var processes: any ProcessController
+    public var processes: any AppProcesses
     /// Limits on clients.
     public var limits: DaemonLimits
     /// The logger.
@@ -24,7 +24,7 @@ public struct DaemonService: Service {
     public init(
         paths: DaemonPaths,
         policy: SystemPolicy = .iOS,
-        processes: any ProcessController = UnmanagedProcesses(),
+        processes: any AppProcesses = UnmanagedProcesses(),
         limits: DaemonLimits = .standard,
         logger: Logger = Logger(label: "backgroundd"),
         onReady: (@Sendable (DaemonEngine) -> Void)? = nil

@@ -46,7 +46,9 @@ enum LaunchCommandReader {
         }
         var shared: [String] = []
         if let value = launch["SharedContainers"] {
-            guard let paths = value as? [String] else { throw problem("SharedContainers: expected an array of strings") }
+            guard let paths = value as? [String] else {
+                throw problem("SharedContainers: expected an array of strings")
+            }
             for path in paths { try checkPath(path, "SharedContainers") }
             shared = paths
         }

@@ -104,7 +104,10 @@ public struct ManifestDirectory: Sendable {
             throw DaemonError(.badManifest, "is owned by uid \(status.st_uid), not by this user or root")
         }
         guard status.st_mode & 0o022 == 0 else {
-            throw DaemonError(.badManifest, "can be written by other users (mode \(String(status.st_mode & 0o777, radix: 8)))")
+            throw DaemonError(
+                .badManifest,
+                "can be written by other users (mode \(String(status.st_mode & 0o777, radix: 8)))"
+            )
         }
         let limit = AppManifest.maximumManifestSize
         guard status.st_size <= limit else {
@@ -117,7 +120,9 @@ public struct ManifestDirectory: Sendable {
                 Result { () throws(SystemCallError) in try SystemCall.read(file, into: buffer) }
             }
             guard case .success(let count) = result else {
-                if case .failure(let error) = result { throw DaemonError(.badManifest, "cannot be read: \(error.reason)") }
+                if case .failure(let error) = result {
+                    throw DaemonError(.badManifest, "cannot be read: \(error.reason)")
+                }
                 return Data()
             }
             if count == 0 { break }

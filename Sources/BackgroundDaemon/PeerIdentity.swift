@@ -53,7 +53,8 @@ enum IdentityCheck {
             return "the executable of pid \(peer.pid) cannot be read"
         }
         guard running == expected || running == resolved(expected) else {
-            return "pid \(peer.pid) runs \(ControlCharacters.escaped(running)), not \(ControlCharacters.escaped(expected))"
+            return
+                "pid \(peer.pid) runs \(ControlCharacters.escaped(running)), not \(ControlCharacters.escaped(expected))"
         }
         return nil
     }
@@ -65,7 +66,9 @@ enum IdentityCheck {
             return "uid \(peer.uid) is not the daemon's user (\(daemonUID))"
         }
         if let executable = peer.executable,
-            let app = apps.first(where: { $0.launch.map { $0.executable == executable || resolved($0.executable) == executable } ?? false })
+            let app = apps.first(where: {
+                $0.launch.map { $0.executable == executable || resolved($0.executable) == executable } ?? false
+            })
         {
             return "pid \(peer.pid) is the process of \(app.id), and apps are not control clients"
         }

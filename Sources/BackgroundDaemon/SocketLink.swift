@@ -35,7 +35,10 @@ final class SocketLink: ClientLink {
         }
         let pending = pendingBytes.add(bytes.count, ordering: .relaxed).newValue
         guard pending <= limits.maximumPendingBytesPerClient else {
-            close(reason: "the client is not reading: \(pending) bytes wait for it, more than the \(limits.maximumPendingBytesPerClient) allowed")
+            close(
+                reason:
+                    "the client is not reading: \(pending) bytes wait for it, more than the \(limits.maximumPendingBytesPerClient) allowed"
+            )
             return
         }
         let promise = channel.eventLoop.makePromise(of: Void.self)

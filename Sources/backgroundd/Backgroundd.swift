@@ -54,7 +54,11 @@ struct Backgroundd: AsyncParsableCommand {
             if let value, !value.hasPrefix("/") { throw ValidationError("\(flag): \(value) is not an absolute path") }
         }
         guard let paths = DaemonPaths(environment: environment, state: stateDir, socket: socket, manifests: apps) else {
-            throw CommandFailure(.usage, "state directory", "neither $XDG_STATE_HOME nor $HOME is usable: pass --state-dir")
+            throw CommandFailure(
+                .usage,
+                "state directory",
+                "neither $XDG_STATE_HOME nor $HOME is usable: pass --state-dir"
+            )
         }
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level

@@ -26,7 +26,8 @@ struct TemporaryDirectory {
 }
 
 /// A manifest as JSON: the Info.plist keys and an optional launch command.
-func manifestJSON(_ app: String, identifiers: [String] = [], modes: [String] = [], executable: String? = nil) -> String {
+func manifestJSON(_ app: String, identifiers: [String] = [], modes: [String] = [], executable: String? = nil) -> String
+{
     var document: [String: Any] = ["CFBundleIdentifier": app]
     if !identifiers.isEmpty { document["BGTaskSchedulerPermittedIdentifiers"] = identifiers }
     if !modes.isEmpty { document["UIBackgroundModes"] = modes }
@@ -49,7 +50,7 @@ final class RecordedWakeups: WakeupScheduler {
 }
 
 /// Process control that records what it was asked.
-final class RecordingProcesses: ProcessController {
+final class RecordingProcesses: AppProcesses {
     let calls = Mutex<[String]>([])
     var mechanism: String { "recording (tests)" }
     func launch(_ app: InstalledApp, reason: LaunchReason, incarnation: Incarnation) throws {
@@ -117,7 +118,10 @@ struct EngineFixture {
         self.processes = processes
         self.store = store
         engine = try DaemonEngine(
-            configuration: .init(policy: policy, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })),
+            configuration: .init(
+                policy: policy,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            ),
             store: store,
             apps: apps,
             processes: processes,

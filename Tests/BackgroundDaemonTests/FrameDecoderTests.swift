@@ -56,6 +56,8 @@ struct FrameDecoderTests {
 
 extension FrameError {
     var length: Int {
-        switch self { case .tooLarge(let length, _): return length }
+        switch self {
+        case .tooLarge(let length, _): return length
+        }
     }
 }

@@ -21,7 +21,11 @@ struct IsolationTests {
     private func submitMailRefresh() {
         fixture.send(.registerTaskHandler(EngineFixture.mail, identifier: "com.example.mail.refresh"), from: mail)
         fixture.send(.finishLaunching(EngineFixture.mail), from: mail)
-        let request = TaskRequest(identifier: "com.example.mail.refresh", kind: .appRefresh, earliestBegin: .seconds(100_000))
+        let request = TaskRequest(
+            identifier: "com.example.mail.refresh",
+            kind: .appRefresh,
+            earliestBegin: .seconds(100_000)
+        )
         fixture.send(.submitTaskRequest(EngineFixture.mail, request), from: mail)
     }
 

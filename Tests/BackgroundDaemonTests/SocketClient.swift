@@ -45,7 +45,10 @@ final class SocketClient {
         var buffer = [UInt8](repeating: 0, count: max(count, 1))
         while bytes.count < count {
             let got = try buffer.withUnsafeMutableBytes { raw in
-                try SystemCall.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<(count - bytes.count)]))
+                try SystemCall.read(
+                    descriptor,
+                    into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<(count - bytes.count)])
+                )
             }
             if got == 0 { return nil }
             bytes.append(contentsOf: buffer[0..<got])

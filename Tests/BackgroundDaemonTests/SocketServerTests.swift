@@ -154,7 +154,12 @@ struct SocketServerTests {
         try await Self.withServer(installingThisProcess: true) { path, engine in
             let app = try SocketClient(path: path)
             _ = try app.hello(.app("com.example.self"))
-            let begin = Event.beginAssertion("com.example.self", name: "Upload", origin: CallSite(), hasExpirationHandler: true)
+            let begin = Event.beginAssertion(
+                "com.example.self",
+                name: "Upload",
+                origin: CallSite(),
+                hasExpirationHandler: true
+            )
             try app.send(.app(.event(begin)))
             guard case .system(.answer(.granted(let id)?, _))? = try app.receive() else {
                 Issue.record("no grant")

@@ -9,7 +9,7 @@ public import BackgroundCore
 /// `BackgroundProcessControl` library, wired in when it lands; until then `backgroundd` runs
 /// with ``UnmanagedProcesses``, which starts nothing and freezes nothing and says so in
 /// `bgctl status`.
-public protocol ProcessController: Sendable {
+public protocol AppProcesses: Sendable {
     /// The name `bgctl status` shows for the mechanism in use ("cgroup v2 freezer", "SIGSTOP").
     var mechanism: String { get }
 
@@ -34,7 +34,7 @@ public protocol ProcessController: Sendable {
 ///
 /// For a daemon without process control (the library is not wired in yet, or tests of the
 /// protocol alone). `bgctl status` shows its ``mechanism``.
-public struct UnmanagedProcesses: ProcessController {
+public struct UnmanagedProcesses: AppProcesses {
     /// Creates it.
     public init() {}
 

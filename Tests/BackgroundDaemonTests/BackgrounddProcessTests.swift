@@ -1,0 +1,48 @@
+import BackgroundDaemon
+import BackgroundProtocol
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+/// `backgroundd` as a real process: no configuration beyond a home directory.
+@Suite("backgroundd process")
+struct BackgrounddProcessTests {
+    @Test("starts with no configuration, serves its socket, reports bad manifests by name, stops on SIGTERM")
+    func noConfiguration() async throws {
+        let home = try TemporaryDirectory()
+        defer { home.remove() }
+        let state = home.path + "/.local/state/backgroundd"
+        try FileManager.default.createDirectory(
+            atPath: state + "/apps",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        try home.write(".local/state/backgroundd/apps/good.json", manifestJSON("com.example.good"))
+        try home.write(".local/state/backgroundd/apps/bad.json", "{")
+        let process = Process()
+        process.executableURL = builtExecutable("backgroundd")
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let socket = state + "/run/backgroundd.sock"
+        let appeared = await waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: socket) }
+        try #require(appeared, "the socket did not appear")
+        let client = try SocketClient(path: socket)
+        guard case .welcome? = try client.hello(.control) else {
+            Issue.record("no welcome")
+            return
+        }
+        let apps = try #require(try client.control(.apps))
+        #expect(apps.json.contains("com.example.good"))
+        process.terminate()
+        process.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(log)")
+        #expect(log.contains("manifest bad.json not loaded"))
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(FileManager.default.fileExists(atPath: state + "/store.sqlite"))
+    }
+}

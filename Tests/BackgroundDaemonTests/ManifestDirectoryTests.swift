@@ -1,0 +1,113 @@
+import BackgroundCore
+import BackgroundDaemon
+import Foundation
+import Testing
+
+@Suite("Manifests directory")
+struct ManifestDirectoryTests {
+    @Test("a bad manifest is reported by name and the others load")
+    func badOnesByName() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(
+            "notes.json",
+            manifestJSON(
+                "com.example.notes",
+                identifiers: ["com.example.notes.refresh"],
+                modes: ["fetch"],
+                executable: "/usr/bin/notes"
+            )
+        )
+        try directory.write(
+            "mail.plist",
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example.mail</string>
+            <key>BackgroundLaunch</key><dict>
+              <key>Arguments</key><array><string>/opt/mail/mail</string><string>--headless</string></array>
+              <key>WorkingDirectory</key><string>/var/lib/mail</string>
+            </dict>
+            </dict></plist>
+            """
+        )
+        try directory.write("broken.json", "{ not json")
+        try directory.write(
+            "relative.json",
+            #"{"CFBundleIdentifier": "com.example.rel", "BackgroundLaunch": {"Arguments": ["bin/rel"]}}"#
+        )
+        try directory.write(
+            "unknown-key.json",
+            #"{"CFBundleIdentifier": "com.example.k", "BackgroundLaunch": {"Arguments": ["/bin/k"], "Shell": true}}"#
+        )
+        try directory.write("open.json", manifestJSON("com.example.open"), mode: 0o666)
+        try directory.write(".hidden.json", "ignored")
+        symlink(directory.path + "/notes.json", directory.path + "/link.json")
+
+        let loaded = try ManifestDirectory.load(from: directory.path)
+        #expect(loaded.apps.map(\.id) == ["com.example.mail", "com.example.notes"])
+        let mail = try #require(loaded.apps.first)
+        #expect(
+            mail.launch
+                == LaunchCommand(
+                    executable: "/opt/mail/mail",
+                    arguments: ["--headless"],
+                    workingDirectory: "/var/lib/mail"
+                )
+        )
+        #expect(loaded.apps.last?.manifest.permittedTaskIdentifiers == ["com.example.notes.refresh"])
+        let problems = Dictionary(uniqueKeysWithValues: loaded.problems.map { ($0.file, $0.reason) })
+        #expect(
+            problems.keys.sorted() == ["broken.json", "link.json", "open.json", "relative.json", "unknown-key.json"]
+        )
+        #expect(problems["relative.json"]?.contains("not an absolute path") == true)
+        #expect(problems["unknown-key.json"]?.contains("unknown key Shell") == true)
+        #expect(problems["link.json"]?.contains("link") == true)
+        #expect(problems["open.json"]?.contains("written by other users") == true)
+    }
+
+    @Test("two manifests for one app are both refused")
+    func duplicates() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("a.json", manifestJSON("com.example.same"))
+        try directory.write("b.json", manifestJSON("com.example.same"))
+        let loaded = try ManifestDirectory.load(from: directory.path)
+        #expect(loaded.apps.isEmpty)
+        #expect(loaded.problems.map(\.file) == ["a.json", "b.json"])
+    }
+}
+
+@Suite("Daemon paths")
+struct DaemonPathsTests {
+    @Test("XDG_STATE_HOME and XDG_RUNTIME_DIR when set")
+    func xdg() throws {
+        let paths = try #require(
+            DaemonPaths(environment: ["HOME": "/home/me", "XDG_STATE_HOME": "/s", "XDG_RUNTIME_DIR": "/run/user/1000/"])
+        )
+        #expect(paths.state == "/s/backgroundd")
+        #expect(paths.store == "/s/backgroundd/store.sqlite")
+        #expect(paths.manifests == "/s/backgroundd/apps")
+        #expect(paths.socket == "/run/user/1000/backgroundd/backgroundd.sock")
+    }
+
+    @Test("without XDG_RUNTIME_DIR the socket is in the state directory; relative values are ignored")
+    func fallback() throws {
+        let paths = try #require(
+            DaemonPaths(environment: ["HOME": "/home/me", "XDG_STATE_HOME": "relative", "XDG_RUNTIME_DIR": ""])
+        )
+        #expect(paths.state == "/home/me/.local/state/backgroundd")
+        #expect(paths.socket == "/home/me/.local/state/backgroundd/run/backgroundd.sock")
+    }
+
+    @Test("explicit values come first")
+    func explicit() throws {
+        let paths = try #require(
+            DaemonPaths(environment: ["HOME": "/h"], state: "/x", socket: "/y/d.sock", manifests: "/z")
+        )
+        #expect(paths.state == "/x")
+        #expect(paths.socketDirectory == "/y")
+        #expect(paths.socketName == "d.sock")
+        #expect(paths.manifests == "/z")
+    }
+}
