@@ -127,6 +127,7 @@ let package = Package(
                 "BackgroundProtocol",
                 "BackgroundExecution",
                 "BackgroundStore",
+                "BackgroundProcessControl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,6 +139,7 @@ let package = Package(
             name: "backgroundd",
             dependencies: [
                 "BackgroundDaemon",
+                "BackgroundProcessControl",
                 "CommandOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -150,12 +150,26 @@ extension DaemonEngine {
             guard let session = state.sessions.removeValue(forKey: link.linkID) else { return nil }
             guard case .app(let app) = session.role, state.appLinks[app] == link.linkID else { return nil }
             state.appLinks[app] = nil
+            // A process the daemon started is watched: its exit (with its real status) ends it.
+            guard !state.started.contains(app) else { return nil }
             return state.core.state(of: app).isRunningProcess ? app : nil
         }
         if let app {
             logger.info("\(app): its connection closed; the process is treated as exited")
             deliver(.terminate(app, .exited(status: 0)))
         }
+    }
+}
+
+extension DaemonEngine {
+    /// A process the daemon started ended on its own (or was killed): the core is told, which
+    /// releases what it held and records its running tasks as failed.
+    public func processExited(_ app: AppID, status: Int32) {
+        let running = state.withLock { state -> Bool in
+            state.started.remove(app)
+            return state.core.state(of: app).isRunningProcess
+        }
+        if running { deliver(.terminate(app, .exited(status: status))) }
     }
 }
 

@@ -85,6 +85,8 @@ public struct DaemonService: Service {
             apps: manifests.apps,
             processes: processes
         )
+        (processes as? SpawnedAppProcesses)?.bind(engine)
+        logger.notice("process control: \(processes.mechanism)")
         return (engine, store)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundProcessControl
 import CommandOutput
 import Foundation
 import Logging
@@ -32,6 +33,9 @@ struct Backgroundd: AsyncParsableCommand {
     @Option(help: "The policy: ios (Apple's numbers) or server.")
     var policy: String = "ios"
 
+    @Option(help: "Process control: auto (cgroup v2 freezer, else SIGSTOP/SIGCONT) or none (track states only).")
+    var processControl: String = "auto"
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -62,7 +66,21 @@ struct Backgroundd: AsyncParsableCommand {
         }
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level
-        let service = DaemonService(paths: paths, policy: systemPolicy, logger: logger)
+        let processes: any AppProcesses
+        switch processControl {
+        case "none":
+            processes = UnmanagedProcesses()
+        case "auto":
+            do {
+                processes = SpawnedAppProcesses(controller: try LinuxProcessController(), logger: logger)
+            } catch {
+                logger.error("process control is not available, apps are tracked only: \(error)")
+                processes = UnmanagedProcesses()
+            }
+        default:
+            throw ValidationError("--process-control: \(processControl) is not auto or none")
+        }
+        let service = DaemonService(paths: paths, policy: systemPolicy, processes: processes, logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

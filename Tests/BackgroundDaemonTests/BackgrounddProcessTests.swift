@@ -30,17 +30,19 @@ struct BackgrounddProcessTests {
         let socket = state + "/run/backgroundd.sock"
         let appeared = await waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: socket) }
         try #require(appeared, "the socket did not appear")
-        let client = try SocketClient(path: socket)
-        guard case .welcome? = try client.hello(.control) else {
-            Issue.record("no welcome")
-            return
+        let seen = await onThread { () throws -> (DaemonResponse?, ControlReply?, Int32, String) in
+            let client = try SocketClient(path: socket)
+            let welcome = try client.hello(.control)
+            let apps = try client.control(.apps)
+            process.terminate()
+            process.waitUntilExit()
+            let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (welcome, apps, process.terminationStatus, log)
         }
-        let apps = try #require(try client.control(.apps))
-        #expect(apps.json.contains("com.example.good"))
-        process.terminate()
-        process.waitUntilExit()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(log)")
+        let (welcome, apps, status, log) = try seen.get()
+        #expect(welcome?.isWelcome == true)
+        #expect(apps?.json.contains("com.example.good") == true)
+        #expect(status == 0, "\(log)")
         #expect(log.contains("manifest bad.json not loaded"))
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(FileManager.default.fileExists(atPath: state + "/store.sqlite"))

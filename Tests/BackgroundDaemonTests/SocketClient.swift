@@ -69,3 +69,11 @@ final class SocketClient {
         return reply
     }
 }
+
+/// Runs blocking work (socket calls, waiting for a process) on a thread of its own, so it never
+/// holds one of the few threads async tests share.
+func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async -> Result<Value, any Error> {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: Result { try body() }) }
+    }
+}

@@ -11,12 +11,14 @@ import Testing
 struct SocketServerTests {
     static let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
 
-    /// A served engine in a temporary state directory; `body` gets the socket's path.
-    static func withServer(
+    /// A served engine in a temporary state directory; `body` gets the socket's path and runs on
+    /// a thread of its own (its socket calls block, and must not hold the test pool's threads),
+    /// returning what it saw for the test to check.
+    static func withServer<Seen: Sendable>(
         limits: DaemonLimits = .standard,
         installingThisProcess: Bool = false,
-        _ body: (String, DaemonEngine) async throws -> Void
-    ) async throws {
+        _ body: @escaping @Sendable (String, DaemonEngine) throws -> Seen
+    ) async throws -> Seen {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let paths = DaemonPaths(state: directory.path + "/state")
@@ -43,115 +45,110 @@ struct SocketServerTests {
             processes: RecordingProcesses()
         )
         let server = try await DaemonServer.start(engine: engine, paths: paths, limits: limits, logger: logger)
-        do {
-            try await body(paths.socket, engine)
-        } catch {
-            await server.stop()
-            throw error
-        }
+        let result = await onThread { try body(paths.socket, engine) }
         await server.stop()
+        return try result.get()
     }
 
     @Test("the socket is 0600 in a 0700 directory, and a control client gets its answers")
     func permissionsAndStatus() async throws {
-        try await Self.withServer { path, _ in
+        let (socketMode, directoryMode, welcome, status) = try await Self.withServer { path, _ in
             let socketMode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
             let directory = (path as NSString).deletingLastPathComponent
             let directoryMode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int
-            #expect(socketMode == 0o600)
-            #expect(directoryMode == 0o700)
             let client = try SocketClient(path: path)
-            let answer = try client.hello(.control)
-            guard case .welcome? = answer else {
-                Issue.record("no welcome: \(String(describing: answer))")
-                return
-            }
-            let status = try #require(try client.control(.status))
-            #expect(status.outcome == .ok)
-            #expect(status.json.contains("\"installedApps\":2"))
+            let welcome = try client.hello(.control)
+            return (socketMode, directoryMode, welcome, try client.control(.status))
         }
+        #expect(socketMode == 0o600)
+        #expect(directoryMode == 0o700)
+        #expect(welcome?.isWelcome == true)
+        #expect(status?.outcome == .ok)
+        #expect(status?.json.contains("\"installedApps\":2") == true)
     }
 
     @Test("a malformed frame closes that connection only; the daemon goes on serving")
     func malformedFrame() async throws {
-        try await Self.withServer { path, _ in
+        let (garbageClosed, truncatedClosed, later) = try await Self.withServer { path, _ in
             let bad = try SocketClient(path: path)
             try bad.sendRaw(Frame.encode(Array("not a message".utf8)))
-            #expect(bad.waitForClose())
             let truncated = try SocketClient(path: path)
             var message = try ProtocolCodec.encode(DaemonRequest.hello(ClientHello(role: .control)))
             message.removeLast(3)
             try truncated.sendRaw(Frame.encode(message))
-            #expect(truncated.waitForClose())
             let good = try SocketClient(path: path)
-            guard case .welcome? = try good.hello(.control) else {
-                Issue.record("a later client was not served")
-                return
-            }
+            return (bad.waitForClose(), truncated.waitForClose(), try good.hello(.control))
         }
+        #expect(garbageClosed)
+        #expect(truncatedClosed)
+        #expect(later?.isWelcome == true, "a later client was not served")
     }
 
     @Test("an oversized frame is refused from its header alone")
     func oversizedFrame() async throws {
-        try await Self.withServer(limits: DaemonLimits(maximumFrameBytes: 1024)) { path, _ in
+        let closed = try await Self.withServer(limits: DaemonLimits(maximumFrameBytes: 1024)) { path, _ in
             let client = try SocketClient(path: path)
             try client.sendRaw([0, 0, 4, 1])  // announces 1025 bytes, sends none
-            #expect(client.waitForClose())
+            return client.waitForClose()
         }
+        #expect(closed)
     }
 
     @Test("a client that never says hello is closed after the hello timeout")
     func helloTimeout() async throws {
-        try await Self.withServer(limits: DaemonLimits(helloTimeout: .milliseconds(200))) { path, _ in
-            let client = try SocketClient(path: path)
-            #expect(client.waitForClose())
+        let closed = try await Self.withServer(limits: DaemonLimits(helloTimeout: .milliseconds(200))) { path, _ in
+            try SocketClient(path: path).waitForClose()
         }
+        #expect(closed)
     }
 
     @Test("a client that does not read is disconnected; another is served meanwhile")
     func stuckClient() async throws {
-        try await Self.withServer(limits: DaemonLimits(maximumPendingBytesPerClient: 16 * 1024)) { path, _ in
+        let limits = DaemonLimits(maximumPendingBytesPerClient: 16 * 1024)
+        let (welcome, otherStatus, stuckClosed) = try await Self.withServer(limits: limits) { path, _ in
             let stuck = try SocketClient(path: path)
-            guard case .welcome? = try stuck.hello(.control) else {
-                Issue.record("no welcome")
-                return
-            }
+            let welcome = try stuck.hello(.control)
             let request = try Frame.encode(ProtocolCodec.encode(DaemonRequest.control(.apps)))
             // Thousands of requests, no reads: the replies pile up past the kernel's buffer.
             for _ in 0..<3000 { try? stuck.sendRaw(request) }
             let other = try SocketClient(path: path)
-            guard case .welcome? = try other.hello(.control) else {
-                Issue.record("another client was not served while one was stuck")
-                return
-            }
-            #expect(try other.control(.status)?.outcome == .ok)
-            #expect(stuck.waitForClose())
+            _ = try other.hello(.control)
+            let status = try other.control(.status)
+            return (welcome, status, stuck.waitForClose())
         }
+        #expect(welcome?.isWelcome == true)
+        #expect(otherStatus?.outcome == .ok, "another client was not served while one was stuck")
+        #expect(stuckClosed)
     }
 
     @Test("peer credentials: the real executable is the app, another is not")
     func peerCredentials() async throws {
-        try await Self.withServer(installingThisProcess: true) { path, engine in
+        let (genuine, impostor, impostorClosed, apps) = try await Self.withServer(installingThisProcess: true) {
+            path,
+            engine in
             let genuine = try SocketClient(path: path)
-            guard case .welcome(let welcome)? = try genuine.hello(.app("com.example.self")) else {
-                Issue.record("the genuine app was not welcomed")
-                return
-            }
-            #expect(welcome.incarnation == Incarnation(rawValue: 1))
+            let welcome = try genuine.hello(.app("com.example.self"))
             let impostor = try SocketClient(path: path)
-            guard case .refused(let refusal)? = try impostor.hello(.app("com.example.other")) else {
-                Issue.record("the impostor was not refused")
-                return
-            }
-            #expect(refusal.code == .notTheApp)
-            #expect(impostor.waitForClose())
-            #expect(engine.answer(.apps).json.contains("\"connected\":true"))
+            let refusal = try impostor.hello(.app("com.example.other"))
+            return (welcome, refusal, impostor.waitForClose(), engine.answer(.apps).json)
         }
+        guard case .welcome(let welcome)? = genuine else {
+            Issue.record("the genuine app was not welcomed: \(String(describing: genuine))")
+            return
+        }
+        #expect(welcome.incarnation == Incarnation(rawValue: 1))
+        guard case .refused(let refusal)? = impostor else {
+            Issue.record("the impostor was not refused: \(String(describing: impostor))")
+            return
+        }
+        #expect(refusal.code == .notTheApp)
+        #expect(impostorClosed)
+        #expect(apps.contains("\"connected\":true"))
     }
 
     @Test("an app's begin and end over the socket are answered")
     func beginEnd() async throws {
-        try await Self.withServer(installingThisProcess: true) { path, engine in
+        let (grant, during, endAnswer, after) = try await Self.withServer(installingThisProcess: true) { path, engine in
             let app = try SocketClient(path: path)
             _ = try app.hello(.app("com.example.self"))
             let begin = Event.beginAssertion(
@@ -161,32 +158,48 @@ struct SocketServerTests {
                 hasExpirationHandler: true
             )
             try app.send(.app(.event(begin)))
-            guard case .system(.answer(.granted(let id)?, _))? = try app.receive() else {
-                Issue.record("no grant")
-                return
+            let grant = try app.receive()
+            let during = engine.answer(.assertions(nil)).text
+            if case .system(.answer(.granted(let id)?, _))? = grant {
+                try app.send(.app(.event(.endAssertion("com.example.self", id))))
             }
-            #expect(engine.answer(.assertions(nil)).text.contains("Upload"))
-            try app.send(.app(.event(.endAssertion("com.example.self", id))))
-            guard case .system(.answer(nil, _))? = try app.receive() else {
-                Issue.record("no answer to the end")
-                return
-            }
-            #expect(engine.answer(.assertions(nil)).text == "no assertions held")
+            return (grant, during, try app.receive(), engine.answer(.assertions(nil)).text)
         }
+        guard case .system(.answer(.granted?, _))? = grant else {
+            Issue.record("no grant: \(String(describing: grant))")
+            return
+        }
+        #expect(during.contains("Upload"))
+        guard case .system(.answer(nil, _))? = endAnswer else {
+            Issue.record("no answer to the end: \(String(describing: endAnswer))")
+            return
+        }
+        #expect(after == "no assertions held")
     }
 
     @Test("a second daemon on the same socket refuses to start")
     func alreadyRunning() async throws {
-        try await Self.withServer { path, engine in
-            let directory = (path as NSString).deletingLastPathComponent
-            let state = (directory as NSString).deletingLastPathComponent
-            await #expect(throws: DaemonError.self) {
-                _ = try await DaemonServer.start(
-                    engine: engine,
-                    paths: DaemonPaths(state: state),
-                    logger: Logger(label: "test")
-                )
-            }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let paths = DaemonPaths(state: directory.path)
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let engine = try DaemonEngine(
+            configuration: .init(logger: logger),
+            store: .inMemory(),
+            apps: [],
+            processes: RecordingProcesses()
+        )
+        let first = try await DaemonServer.start(engine: engine, paths: paths, logger: logger)
+        await #expect(throws: DaemonError.self) {
+            _ = try await DaemonServer.start(engine: engine, paths: paths, logger: logger)
         }
+        await first.stop()
+    }
+}
+
+extension DaemonResponse {
+    var isWelcome: Bool {
+        if case .welcome = self { return true }
+        return false
     }
 }

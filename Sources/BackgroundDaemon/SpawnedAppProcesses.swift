@@ -1,0 +1,193 @@
+public import BackgroundCore
+public import BackgroundProcessControl
+public import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real process control for the daemon: apps started, frozen, thawed and killed through
+/// `BackgroundProcessControl` (cgroup v2 freezer, or SIGSTOP/SIGCONT of the process group).
+///
+/// A launch makes a connected socket pair: the app gets one end as descriptor 3
+/// (`BACKGROUND_CONNECTION_FD`), the daemon serves the other as that app's connection before the
+/// app can write to it, so the app's identity holds by construction. Freezes and thaws of all
+/// apps run in the order the engine asked for them. An exit reported by the controller is told
+/// to the core (a crash as `128 + signal`), which releases what the process held.
+public final class SpawnedAppProcesses: AppProcesses {
+    private struct Table {
+        var engine: DaemonEngine?
+        var processes: [AppID: AppProcess] = [:]
+        var incarnations: [AppID: Incarnation] = [:]
+        var chain: Task<Void, Never>?
+        var watcher: Task<Void, Never>?
+    }
+
+    private let controller: any ProcessController
+    private let group: MultiThreadedEventLoopGroup
+    private let limits: DaemonLimits
+    private let logger: Logger
+    private let table = Mutex(Table())
+
+    /// Wraps `controller`; call ``bind(_:)`` with the engine before the first launch.
+    public init(controller: any ProcessController, limits: DaemonLimits = .standard, logger: Logger) {
+        self.controller = controller
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.limits = limits
+        self.logger = logger
+    }
+
+    deinit {
+        table.withLock { $0.watcher?.cancel() }
+        group.shutdownGracefully { _ in }
+    }
+
+    /// Connects the engine (launched apps' connections, exits) and starts watching exits.
+    public func bind(_ engine: DaemonEngine) {
+        let exits = controller.exits()
+        let watcher = Task { [weak self] in
+            for await exit in exits { self?.exited(exit) }
+        }
+        table.withLock {
+            $0.engine = engine
+            $0.watcher = watcher
+        }
+    }
+
+    public var mechanism: String { controller.freezeMechanism.description }
+
+    public func launch(_ app: InstalledApp, reason: LaunchReason, incarnation: Incarnation) throws {
+        guard let command = app.launch else {
+            throw DaemonError(.badManifest, "\(app.id) has no BackgroundLaunch in \(app.file): it cannot be launched")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw DaemonError(.socket, "socketpair: \(String(cString: strerror(errno)))")
+        }
+        var environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
+        environment.merge(command.environment) { _, manifest in manifest }
+        environment["BACKGROUND_APP"] = app.id.bundleIdentifier
+        environment["BACKGROUND_LAUNCH_REASON"] = reason.rawValue
+        let process: AppProcess
+        do {
+            process = try controller.spawn(
+                SpawnRequest(
+                    label: app.id.bundleIdentifier,
+                    executable: command.executable,
+                    arguments: command.arguments,
+                    environment: environment,
+                    workingDirectory: command.workingDirectory ?? "/",
+                    connection: ends[1]
+                )
+            )
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        let engine = table.withLock { table -> DaemonEngine? in
+            table.processes[app.id] = process
+            table.incarnations[app.id] = incarnation
+            return table.engine
+        }
+        guard let engine else {
+            close(ends[0])
+            return
+        }
+        serve(ends[0], for: app.id, incarnation: incarnation, engine: engine)
+    }
+
+    /// Serves the daemon's end of a launched app's socket (on the event loop, never inline:
+    /// the engine's lock may be held by the caller).
+    private func serve(_ descriptor: Int32, for app: AppID, incarnation: Incarnation, engine: DaemonEngine) {
+        let limits = self.limits
+        let logger = self.logger
+        let loop = group.next()
+        loop.execute {
+            let bootstrap = NIOPipeBootstrap(group: loop).channelInitializer { channel in
+                let link = SocketLink(linkID: SocketLinkIDs.next(), channel: channel, limits: limits, logger: logger)
+                engine.attachInherited(link, app: app, incarnation: incarnation)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        FrameChannelHandler(engine: engine, link: link, peer: nil, limits: limits, logger: logger)
+                    )
+                }
+            }
+            bootstrap.takingOwnershipOfDescriptor(inputOutput: descriptor).whenFailure { error in
+                logger.error("\(app): its connection cannot be served: \(error)")
+            }
+        }
+    }
+
+    public func freeze(_ app: AppID) {
+        inOrder(app) { controller, process in
+            let took = try await controller.freeze(process)
+            return "frozen in \(took)"
+        }
+    }
+
+    public func thaw(_ app: AppID) {
+        inOrder(app) { controller, process in
+            try controller.thaw(process)
+            return "thawed"
+        }
+    }
+
+    public func kill(_ app: AppID) {
+        guard let process = table.withLock({ $0.processes[app] }) else { return }
+        do {
+            try controller.kill(process)
+        } catch {
+            logger.error("\(app): kill failed: \(error)")
+        }
+    }
+
+    /// Runs freezes and thaws one after another, in the order asked.
+    private func inOrder(
+        _ app: AppID,
+        _ operation: @escaping @Sendable (any ProcessController, AppProcess) async throws -> String
+    ) {
+        let controller = self.controller
+        let logger = self.logger
+        table.withLock { table in
+            guard let process = table.processes[app] else { return }
+            let previous = table.chain
+            table.chain = Task {
+                await previous?.value
+                do {
+                    let done = try await operation(controller, process)
+                    logger.debug("\(app): \(done)")
+                } catch {
+                    logger.error("\(app): \(error)")
+                }
+            }
+        }
+    }
+
+    private func exited(_ exit: ProcessExit) {
+        let found = table.withLock { table -> (AppID, DaemonEngine?)? in
+            guard let (app, _) = table.processes.first(where: { $0.value == exit.process }) else { return nil }
+            table.processes[app] = nil
+            table.incarnations[app] = nil
+            return (app, table.engine)
+        }
+        guard let (app, engine) = found, let engine else { return }
+        let status: Int32
+        switch exit.status {
+        case .exited(let code): status = code
+        case .signaled(let signal, _): status = 128 + signal
+        }
+        logger.info("\(app): its process \(exit.status)")
+        engine.processExited(app, status: status)
+    }
+}
+
+/// Connection numbers for links the daemon makes itself (launched apps), apart from accepted ones.
+enum SocketLinkIDs {
+    private static let counter = Atomic<Int>(1 << 40)
+    static func next() -> Int { counter.add(1, ordering: .relaxed).newValue }
+}
