@@ -165,6 +165,7 @@ let package = Package(
             dependencies: [
                 "CommandOutput",
                 "BackgroundCore",
+                "BackgroundProtocol",
                 "BackgroundExecution",
                 "BackgroundSimulator",
                 "BackgroundStore",
@@ -288,7 +289,7 @@ let package = Package(
             name: "BackgroundDaemonTests",
             dependencies: [
                 "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
-                "BackgroundTestSupport", "backgroundd",
+                "BackgroundTestSupport", "backgroundd", "bgctl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -20,6 +20,20 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
+        // The daemon's rows: socket round trips against a raw echo, memory, idle CPU (no plugin:
+        // it measures side by side in one run and prints the rows).
+        .executableTarget(
+            name: "DaemonBench",
+            dependencies: [
+                .product(name: "BackgroundDaemon", package: "BackgroundExecution"),
+                .product(name: "BackgroundCore", package: "BackgroundExecution"),
+                .product(name: "BackgroundExecution", package: "BackgroundExecution"),
+                .product(name: "BackgroundProtocol", package: "BackgroundExecution"),
+                .product(name: "BackgroundStore", package: "BackgroundExecution"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "DaemonBench"
+        ),
         .executableTarget(
             name: "BeginEnd",
             dependencies: [

@@ -1,4 +1,4 @@
-import BackgroundExecution
+public import BackgroundExecution
 public import Logging
 import NIOCore
 import NIOPosix

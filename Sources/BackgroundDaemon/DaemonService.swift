@@ -1,5 +1,5 @@
 public import BackgroundCore
-import BackgroundExecution
+public import BackgroundExecution
 public import BackgroundStore
 public import Logging
 public import ServiceLifecycle

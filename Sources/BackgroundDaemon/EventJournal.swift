@@ -1,5 +1,6 @@
-public import BackgroundCore
+import BackgroundCore
 import BackgroundExecution
+public import BackgroundProtocol
 import Foundation
 import Logging
 import Synchronization
@@ -17,24 +18,7 @@ import Glibc
 /// journal holds between one and two rotations' worth of the most recent history.
 public final class EventJournal: Sendable {
     /// One journal line.
-    public struct Entry: Sendable, Hashable, Codable {
-        /// Wall-clock seconds since 1970.
-        public var time: Double
-        /// The event handled, if this line is an event.
-        public var event: Event?
-        /// The event's reply, if it had one.
-        public var reply: Reply?
-        /// The effect carried out, if this line is an effect.
-        public var effect: Effect?
-
-        /// Creates an entry.
-        public init(time: Double, event: Event? = nil, reply: Reply? = nil, effect: Effect? = nil) {
-            self.time = time
-            self.event = event
-            self.reply = reply
-            self.effect = effect
-        }
-    }
+    public typealias Entry = JournalEntry
 
     /// The size at which the journal is rotated: 16 MiB.
     public static let rotationBytes = 16 << 20
@@ -92,20 +76,5 @@ public final class EventJournal: Sendable {
         _ = fchmod(fd, 0o600)
         var status = stat()
         state = (fd, fstat(fd, &status) == 0 ? Int(status.st_size) : 0)
-    }
-
-    /// The entries of the journal at `path` (and its previous rotation) at or after `since`,
-    /// oldest first; torn or unreadable lines are skipped.
-    public static func read(path: String, since: Double) -> [Entry] {
-        let decoder = JSONDecoder()
-        var entries: [Entry] = []
-        for file in [path + ".1", path] {
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
-            for line in data.split(separator: 0x0A) {
-                guard let entry = try? decoder.decode(Entry.self, from: line), entry.time >= since else { continue }
-                entries.append(entry)
-            }
-        }
-        return entries
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundExecution
 import BackgroundProcessControl
 import CommandOutput
 import Foundation

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundExecution
 import Foundation
 import Testing
 

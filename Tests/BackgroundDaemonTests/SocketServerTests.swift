@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundExecution
 import BackgroundProtocol
 import BackgroundStore
 import Foundation

@@ -1,5 +1,3 @@
-import BackgroundExecution
-
 /// Where the daemon keeps its files, from the environment (the XDG base directory specification).
 ///
 /// | what | first of |

@@ -1,0 +1,174 @@
+import ArgumentParser
+import BackgroundCore
+import BackgroundExecution
+import BackgroundProtocol
+import BackgroundSimulator
+import CommandOutput
+import Foundation
+
+/// `bgctl daemon`: the commands that talk to `backgroundd`.
+struct DaemonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Inspect and control backgroundd: apps, assertions, tasks, the foreground, logs and the timeline.",
+        discussion: "Every command takes --json. Protocol and exit codes: docs/daemon-protocol.md, docs/exit-codes.md.",
+        subcommands: [
+            Status.self, Apps.self, Assertions.self, Tasks.self, Why.self, Open.self, Home.self, ForceQuit.self,
+            SimulateLaunch.self, SimulateExpiration.self, Reports.self, Log.self, TimelineCommand.self,
+        ]
+    )
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The daemon: process control, apps, pending requests."
+        )
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.status, options: daemon, json: format.json) }
+    }
+
+    struct Apps: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The installed apps and their states.")
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.apps, options: daemon, json: format.json) }
+    }
+
+    struct Assertions: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Outstanding background-task assertions.")
+        @Option(help: "Only this app's.") var app: String?
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            try DaemonClient.run(.assertions(app.map { AppID($0) }), options: daemon, json: format.json)
+        }
+    }
+
+    struct Tasks: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pending and running task requests.")
+        @Option(help: "Only this app's.") var app: String?
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.tasks(app.map { AppID($0) }), options: daemon, json: format.json) }
+    }
+
+    struct Why: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Why a pending request has not run.")
+        @Argument(help: "The task identifier.") var identifier: String
+        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            try DaemonClient.run(
+                .why(identifier: identifier, app: app.map { AppID($0) }),
+                options: daemon,
+                json: format.json
+            )
+        }
+    }
+
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring an app to the foreground (focus gained), launching it if needed; clears a force quit."
+        )
+        @Argument(help: "The app's bundle identifier.") var app: String
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.open(AppID(app)), options: daemon, json: format.json) }
+    }
+
+    struct Home: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the foreground app to the background (focus lost)."
+        )
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.home, options: daemon, json: format.json) }
+    }
+
+    struct ForceQuit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "force-quit",
+            abstract: "End an app as the user closing it for good: not launched in the background until opened."
+        )
+        @Argument(help: "The app's bundle identifier.") var app: String
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.forceQuit(AppID(app)), options: daemon, json: format.json) }
+    }
+
+    struct SimulateLaunch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "simulate-launch",
+            abstract: "Run a pending task request now (the debugger's hook)."
+        )
+        @Argument(help: "The task identifier.") var identifier: String
+        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            try DaemonClient.run(
+                .simulateLaunch(identifier: identifier, app: app.map { AppID($0) }),
+                options: daemon,
+                json: format.json
+            )
+        }
+    }
+
+    struct SimulateExpiration: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "simulate-expiration",
+            abstract: "Expire a running task now (the debugger's hook)."
+        )
+        @Argument(help: "The task identifier.") var identifier: String
+        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            try DaemonClient.run(
+                .simulateExpiration(identifier: identifier, app: app.map { AppID($0) }),
+                options: daemon,
+                json: format.json
+            )
+        }
+    }
+
+    struct Reports: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The termination reports the daemon wrote.")
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws { try DaemonClient.run(.reports, options: daemon, json: format.json) }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The daemon's state changes and log records as they happen (with --follow, until interrupted)."
+        )
+        @Flag(help: "Keep printing new lines.") var follow = false
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+
+        func run() throws {
+            let client = try DaemonClient(options: daemon)
+            let reply = try client.request(.followLog)
+            guard reply.outcome == .ok else { throw CommandFailure(.badInput, "backgroundd", reply.text) }
+            guard follow else { return }
+            while true {
+                let message: DaemonResponse
+                do {
+                    message = try client.receive()
+                } catch  where error.status == .timedOut {
+                    continue  // quiet: keep waiting
+                }
+                guard case .logLine(let line) = message else { continue }
+                if format.json {
+                    let data = try JSONSerialization.data(withJSONObject: ["line": line])
+                    print(String(decoding: data, as: UTF8.self))
+                } else {
+                    print(ControlCharacters.escaped(line))
+                }
+                fflush(nil)
+            }
+        }
+    }
+}
