@@ -285,11 +285,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // An app process that speaks the daemon's protocol (its steps are its arguments), for
+        // BackgroundDaemonTests' runs with real processes; not a product.
+        .executableTarget(
+            name: "daemon-test-app",
+            dependencies: ["BackgroundCore", "BackgroundProtocol"],
+            path: "Tests/DaemonTestApp",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundDaemonTests",
             dependencies: [
                 "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
-                "BackgroundTestSupport", "backgroundd", "bgctl",
+                "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

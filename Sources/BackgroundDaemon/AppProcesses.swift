@@ -28,6 +28,14 @@ public protocol AppProcesses: Sendable {
 
     /// Kills the app's processes (SIGKILL).
     func kill(_ app: AppID)
+
+    /// The process id of the app's main process, if the daemon started one that runs.
+    func pid(of app: AppID) -> Int32?
+}
+
+extension AppProcesses {
+    /// None known.
+    public func pid(of app: AppID) -> Int32? { nil }
 }
 
 /// Process control that starts, freezes and kills nothing: the daemon tracks states only.

@@ -86,6 +86,7 @@ extension DaemonEngine {
                     "runningTasks": state.core.runningTasks(of: app).count,
                     "launchable": state.installed[app]?.launch != nil,
                     "manifest": state.installed[app]?.file ?? "",
+                    "pid": processes.pid(of: app).map { Int($0) as Any } ?? NSNull(),
                 ]
             }
         }
@@ -168,7 +169,12 @@ extension DaemonEngine {
                 ["apps": apps]
             )
         }
-        let text = "\(app): " + explanation.renderText { "in \(DurationText.format($0 - now))" }
+        let text =
+            "\(app): "
+            + explanation.renderText { instant in
+                instant >= now
+                    ? "in \(DurationText.format(instant - now))" : "\(DurationText.format(now - instant)) ago"
+            }
         let json =
             (try? JSONEncoder().encode(explanation)).flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
         return reply(.ok, text, ["app": app.bundleIdentifier, "explanation": json])

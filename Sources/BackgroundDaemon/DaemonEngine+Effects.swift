@@ -8,8 +8,12 @@ extension DaemonEngine {
     /// Carries out one effect: the daemon's part, and for app-addressed effects a push to the
     /// app's connection.
     func carryOut(_ effect: Effect, in state: inout State, outbox: inout Outbox) {
-        if let app = effect.runtimeApp, let id = state.appLinks[app], let session = state.sessions[id] {
-            outbox.send(.system(.pushed([effect])), to: session.link)
+        if let app = effect.runtimeApp {
+            if let id = state.appLinks[app], let session = state.sessions[id] {
+                outbox.send(.system(.pushed([effect])), to: session.link)
+            } else if state.awaitingConnection[app] != nil {
+                state.awaitingConnection[app]?.append(effect)
+            }
         }
         carryOutSystemPart(effect, in: &state, outbox: &outbox)
     }
@@ -59,10 +63,12 @@ extension DaemonEngine {
             return
         }
         do {
+            state.awaitingConnection[app] = []  // what follows the launch waits for its hello
             try processes.launch(installed, reason: reason, incarnation: incarnation)
             state.started.insert(app)
             logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
         } catch {
+            state.awaitingConnection[app] = nil
             state.launchesFailed += 1
             logger.error("\(app): launch (\(reason.rawValue)) failed: \(error)")
         }
@@ -71,6 +77,7 @@ extension DaemonEngine {
     /// Ends the app's process: kills it if the daemon started it, and closes its connection.
     private func endProcess(_ app: AppID, in state: inout State, outbox: inout Outbox, reason: String) {
         if state.started.remove(app) != nil { processes.kill(app) }
+        state.awaitingConnection[app] = nil
         if let id = state.appLinks.removeValue(forKey: app), let session = state.sessions.removeValue(forKey: id) {
             outbox.close(session.link, reason: reason)
         }

@@ -17,8 +17,8 @@ extension DaemonEngine {
             if let old = state.appLinks[app], let session = state.sessions.removeValue(forKey: old) {
                 outbox.close(session.link, reason: "replaced by \(incarnation)")
             }
+            // The app's effects wait (awaitingConnection) until its hello, so the welcome comes first.
             state.sessions[link.linkID] = Session(link: link, role: .app(app))
-            state.appLinks[app] = link.linkID
         }
         outbox.flush()
     }
@@ -39,7 +39,14 @@ extension DaemonEngine {
             else {
                 return refuse(link, DaemonRefusal(.notTheApp, "this connection belongs to \(app)"))
             }
-            link.send(.welcome(welcome(for: app)))
+            // Welcome, then what waited for it, under the lock: no push can come between (sends
+            // only queue on the channel, they never call back).
+            state.withLock { state in
+                state.appLinks[app] = link.linkID
+                link.send(.welcome(welcomeLocked(for: app, in: state)))
+                let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
+                if !waiting.isEmpty { link.send(.system(.pushed(waiting))) }
+            }
         case (.app(let app)?, .app(.event(let event))):
             appEvent(event, from: app, link: link)
         case (.control?, .control(let request)):
@@ -107,19 +114,22 @@ extension DaemonEngine {
         }
         state.withLock { state in
             state.connecting.remove(app)
-            if state.sessions[link.linkID] != nil { state.appLinks[app] = link.linkID }
+            guard state.sessions[link.linkID] != nil else { return }
+            state.appLinks[app] = link.linkID
+            link.send(.welcome(welcomeLocked(for: app, in: state)))  // before any push: under the lock
         }
-        link.send(.welcome(welcome(for: app)))
     }
 
     func welcome(for app: AppID) -> DaemonWelcome {
-        state.withLock { state in
-            DaemonWelcome(
-                incarnation: state.core.incarnation(of: app),
-                nextAssertionID: state.core.nextAssertionID(of: app),
-                state: state.core.state(of: app)
-            )
-        }
+        state.withLock { welcomeLocked(for: app, in: $0) }
+    }
+
+    func welcomeLocked(for app: AppID, in state: State) -> DaemonWelcome {
+        DaemonWelcome(
+            incarnation: state.core.incarnation(of: app),
+            nextAssertionID: state.core.nextAssertionID(of: app),
+            state: state.core.state(of: app)
+        )
     }
 
     /// An app's event: only about itself, and only the calls an app makes.

@@ -67,6 +67,9 @@ public final class DaemonEngine: Sendable {
         var connecting: Set<AppID> = []
         /// Apps whose current process the daemon started (it kills them; the others it cannot).
         var started: Set<AppID> = []
+        /// Effects for apps the daemon launched whose process has not said hello yet: sent after
+        /// its welcome, in order.
+        var awaitingConnection: [AppID: [Effect]] = [:]
         /// Changes the store could not take yet, written first with the next batch.
         var unsaved: [StoreChange] = []
         var buffer: [Effect] = []

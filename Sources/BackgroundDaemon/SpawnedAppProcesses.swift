@@ -137,6 +137,10 @@ public final class SpawnedAppProcesses: AppProcesses {
         }
     }
 
+    public func pid(of app: AppID) -> Int32? {
+        table.withLock { $0.processes[app]?.pid }
+    }
+
     public func kill(_ app: AppID) {
         guard let process = table.withLock({ $0.processes[app] }) else { return }
         do {

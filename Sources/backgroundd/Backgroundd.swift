@@ -34,6 +34,9 @@ struct Backgroundd: AsyncParsableCommand {
     @Option(help: "The policy: ios (Apple's numbers) or server.")
     var policy: String = "ios"
 
+    @Option(help: "The background time budget in seconds (default: the policy's; iOS gives 30).")
+    var backgroundTime: Double?
+
     @Option(help: "Process control: auto (cgroup v2 freezer, else SIGSTOP/SIGCONT) or none (track states only).")
     var processControl: String = "auto"
 
@@ -48,11 +51,17 @@ struct Backgroundd: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error")
         }
-        let systemPolicy: SystemPolicy
+        var systemPolicy: SystemPolicy
         switch policy {
         case "ios": systemPolicy = .iOS
         case "server": systemPolicy = .server(grace: .seconds(30))
         default: throw ValidationError("--policy: \(policy) is not ios or server")
+        }
+        if let backgroundTime {
+            guard backgroundTime.isFinite, backgroundTime > 0 else {
+                throw ValidationError("--background-time: \(backgroundTime) is not a number of seconds above 0")
+            }
+            systemPolicy.backgroundTimeBudget = .milliseconds(Int64(backgroundTime * 1000))
         }
         let environment = ProcessInfo.processInfo.environment
         for (flag, value) in [("--state-dir", stateDir), ("--socket", socket), ("--apps", apps)] {

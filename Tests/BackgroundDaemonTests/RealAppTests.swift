@@ -1,0 +1,172 @@
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+/// `backgroundd` with real app processes (`daemon-test-app`) under its process control: a task
+/// launches an app that exited, an idle app in the background is frozen and thawed, a leak is
+/// killed with a report on disk, and `bgctl daemon timeline` draws what happened.
+@Suite("backgroundd with real app processes", .serialized)
+struct RealAppTests {
+    struct Daemon {
+        let state: String
+        let socket: String
+        let process: Process
+
+        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
+            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+        }
+
+        func apps() throws -> [String: [String: Any]] {
+            let result = try bgctl(["apps", "--json"])
+            let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            let rows = document?["apps"] as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0["app"] as? String ?? "", $0) })
+        }
+    }
+
+    /// Starts a daemon with the worker and the leaky app installed; `body` runs on a thread.
+    static func withDaemon<Seen: Sendable>(_ body: @escaping @Sendable (Daemon) throws -> Seen) async throws -> Seen {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.path + "/state"
+        try FileManager.default.createDirectory(
+            atPath: state + "/apps",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let app = builtExecutable("daemon-test-app").path
+        let worker: [String: Any] = [
+            "CFBundleIdentifier": "com.example.worker",
+            "BGTaskSchedulerPermittedIdentifiers": ["com.example.worker.work"],
+            "UIBackgroundModes": ["processing"],
+            "BackgroundLaunch": [
+                "Arguments": [
+                    app, "register", "com.example.worker.work", "finish", "user:later", "2", "com.example.worker.work",
+                    "user:exit",
+                ]
+            ],
+        ]
+        let leaky: [String: Any] = [
+            "CFBundleIdentifier": "com.example.leaky",
+            "BackgroundLaunch": ["Arguments": [app, "leak", "Nightly export"]],
+        ]
+        try JSONSerialization.data(withJSONObject: worker).write(to: URL(fileURLWithPath: state + "/apps/worker.json"))
+        try JSONSerialization.data(withJSONObject: leaky).write(to: URL(fileURLWithPath: state + "/apps/leaky.json"))
+        let process = Process()
+        process.executableURL = builtExecutable("backgroundd")
+        process.arguments = ["--state-dir", state, "--background-time", "2", "--log-level", "error"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let daemon = Daemon(state: state, socket: state + "/run/backgroundd.sock", process: process)
+        let result = await onThread { () throws -> Seen in
+            guard waitFor(seconds: 60, { FileManager.default.fileExists(atPath: daemon.socket) }) else {
+                throw CocoaError(.fileNoSuchFile)
+            }
+            return try body(daemon)
+        }
+        return try result.get()
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `seconds` pass.
+    static func waitFor(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    /// Whether the process is frozen: its cgroup says `frozen 1`, or (the SIGSTOP fallback) its
+    /// state is `T`.
+    static func isFrozen(_ pid: Int) -> Bool {
+        let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
+        if let line = cgroup.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) {
+            let path = line.dropFirst(3)
+            for mount in ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"] {
+                if let events = try? String(contentsOfFile: "\(mount)\(path)/cgroup.events", encoding: .utf8) {
+                    return events.contains("frozen 1")
+                }
+            }
+        }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "T"
+    }
+
+    struct WorkerSeen: Sendable {
+        var launchedForTask = false
+        var incarnation = 0
+        var frozenWhenIdle = false
+        var thawedWhenOpened = false
+        var frozenAgain = false
+        var timeline = ""
+        var timelineStatus: Int32 = -1
+    }
+
+    @Test("an app that exited is launched for its due task, then frozen when idle, thawed when opened")
+    func launchFreezeThaw() async throws {
+        let seen = try await Self.withDaemon { daemon -> WorkerSeen in
+            var seen = WorkerSeen()
+            // The user opens the worker: it registers, submits work due in 2 s, and exits.
+            _ = try daemon.bgctl(["open", "com.example.worker"])
+            seen.launchedForTask = try Self.waitFor(seconds: 60) {
+                let worker = try daemon.apps()["com.example.worker"]
+                return worker?["incarnation"] as? Int == 2 && worker?["state"] as? String == "suspended"
+            }
+            let worker = try daemon.apps()["com.example.worker"]
+            seen.incarnation = worker?["incarnation"] as? Int ?? 0
+            guard let pid = worker?["pid"] as? Int else { return seen }
+            seen.frozenWhenIdle = Self.waitFor(seconds: 10) { Self.isFrozen(pid) }
+            _ = try daemon.bgctl(["open", "com.example.worker"])
+            seen.thawedWhenOpened = Self.waitFor(seconds: 10) { !Self.isFrozen(pid) }
+            _ = try daemon.bgctl(["home"])
+            seen.frozenAgain = Self.waitFor(seconds: 10) { Self.isFrozen(pid) }
+            let html = daemon.state + "/day.html"
+            let timeline = try runBgctl(
+                ["daemon", "timeline", "--since", "2h", "-o", html, "--state-dir", daemon.state, "--json"],
+                environment: ["HOME": daemon.state]
+            )
+            seen.timelineStatus = timeline.status
+            seen.timeline = (try? String(contentsOfFile: html, encoding: .utf8)) ?? ""
+            return seen
+        }
+        #expect(seen.launchedForTask, "the worker was not launched for its task (incarnation \(seen.incarnation))")
+        #expect(seen.frozenWhenIdle)
+        #expect(seen.thawedWhenOpened)
+        #expect(seen.frozenAgain)
+        #expect(seen.timelineStatus == 0)
+        #expect(seen.timeline.contains("com.example.worker"))
+        #expect(seen.timeline.contains("com.example.worker.work"))
+    }
+
+    @Test("a leaked background task is killed by the watchdog with a report on disk")
+    func leakKilled() async throws {
+        let (state, reports, report) = try await Self.withDaemon { daemon -> (String, [String], String) in
+            _ = try daemon.bgctl(["open", "com.example.leaky"])
+            _ = Self.waitFor(seconds: 30) {
+                let connected = (try? daemon.apps())?["com.example.leaky"]?["connected"] as? Bool
+                return connected == true
+            }
+            _ = try daemon.bgctl(["home"])
+            _ = try Self.waitFor(seconds: 60) {
+                (try daemon.apps()["com.example.leaky"]?["state"] as? String ?? "").contains("0x8badf00d")
+            }
+            let state = try daemon.apps()["com.example.leaky"]?["state"] as? String ?? ""
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: daemon.state + "/reports")) ?? []
+            let json = files.first { $0.hasSuffix(".json") }.flatMap {
+                try? String(contentsOfFile: daemon.state + "/reports/" + $0, encoding: .utf8)
+            }
+            return (state, files.sorted(), json ?? "")
+        }
+        #expect(state.contains("watchdog 0x8badf00d"))
+        #expect(reports.count == 2, "\(reports)")
+        #expect(report.contains("0x8badf00d"))
+        #expect(report.contains("Nightly export"))
+    }
+}
