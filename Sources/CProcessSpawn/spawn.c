@@ -53,9 +53,11 @@ static void cps_fail(int report, int step) {
 static void cps_close_range(unsigned low, unsigned high) {
     if (low > high) return;
     if (syscall(SYS_close_range, low, high, 0) == 0) return;
+    // Before Linux 5.9: close one by one, up to the descriptor limit (at most 2^20).
     struct rlimit limit;
-    unsigned top = high;
+    unsigned top = 1u << 20;
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < top) top = (unsigned)limit.rlim_cur;
+    if (high < top) top = high;
     for (unsigned descriptor = low; descriptor <= top && descriptor >= low; descriptor++) close((int)descriptor);
 }
 
