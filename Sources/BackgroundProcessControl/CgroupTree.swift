@@ -64,7 +64,7 @@ final class CgroupTree: Sendable {
 
     /// Creates, freezes, thaws, populates and removes a throwaway cgroup.
     private func probe() throws(ProcessControlError) {
-        let leaf = try makeLeaf(named: "probe@\(SystemCall.processID).\(ProcessSerial.next())")
+        let leaf = try makeLeaf(named: LeafName(label: "probe", serial: ProcessSerial.next()).text)
         defer { try? leaf.remove() }
         try leaf.setFrozen(true)
         guard try leaf.waitUntilFrozen(timeout: .seconds(1)) else {
@@ -86,7 +86,7 @@ final class CgroupTree: Sendable {
 
     /// Creates (or opens) the cgroup for one start of an app.
     func makeLeaf(label: String, serial: UInt64) throws(ProcessControlError) -> CgroupLeaf {
-        try makeLeaf(named: "\(Self.safeName(label))@\(SystemCall.processID).\(serial)")
+        try makeLeaf(named: LeafName(label: Self.safeName(label), serial: serial).text)
     }
 
     /// Opens an existing cgroup of the subtree (one a previous run of the daemon made), with
@@ -140,6 +140,16 @@ final class CgroupTree: Sendable {
 /// Serial numbers for starts and probes: unique in this process, never reused.
 enum ProcessSerial {
     private static let counter = Atomic<UInt64>(0)
+
+    /// This run of the process, as 8 random hex digits: tells its cgroups from those of an
+    /// earlier run that had the same pid (pids are reused: `pid_max` is 32768 here, and a
+    /// daemon in a container is often pid 1 every time).
+    static let run: String = {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt32
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }()
 
     static func next() -> UInt64 {
         counter.wrappingAdd(1, ordering: .relaxed).newValue

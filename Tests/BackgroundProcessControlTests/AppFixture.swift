@@ -146,10 +146,13 @@ enum AppFixture {
         try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8).contains("frozen 1")
     }
 
-    /// A cgroup name parsed as the controller parses it: label, daemon pid, serial.
+    /// A cgroup name parsed as the controller parses it: label, daemon pid, run, serial.
     static func parseLeaf(_ name: String) -> [String]? {
-        LeafName(name).map { [$0.label, String($0.daemon), String($0.serial)] }
+        LeafName(name).map { [$0.label, String($0.daemon), $0.run, String($0.serial)] }
     }
+
+    /// A run that is not this process's (see `ProcessSerial.run`).
+    static var otherRun: String { ProcessSerial.run == "00000000" ? "00000001" : "00000000" }
 
     /// Kills what a test left running, and waits for its exit (so its cgroup goes).
     static func finish(_ controller: LinuxProcessController, _ process: AppProcess) async {

@@ -23,10 +23,8 @@ struct SurvivorTests {
         let signals = try AppFixture.signalController()
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        // A pid that no longer runs: the "previous daemon".
-        let ended = try signals.spawn(AppFixture.request(["exit", "0"], in: container))
-        _ = await signals.exit(of: ended)
-        let dead = ended.pid
+        // The "previous daemon": a pid above any pid_max, so no process can have it.
+        let dead: Int32 = 2_147_483_000
         let first = try LinuxProcessController(configuration: .init(subtreeName: subtreeName))
         guard case .cgroupFreezer(let subtree) = first.freezeMechanism else { return }
         defer { rmdir(subtree) }
@@ -35,9 +33,11 @@ struct SurvivorTests {
         defer { close(socket) }
         let child = try AppFixture.readChild(socket)
         #expect(AppFixture.readLine(socket) == "ready")
-        let survivorCgroup = "\(subtree)/com.example.survivor@\(dead).7"
-        let staleCgroup = "\(subtree)/com.example.gone@\(dead).8"
-        for path in [survivorCgroup, staleCgroup] { mkdir(path, 0o755) }
+        let survivorCgroup = "\(subtree)/com.example.survivor@\(dead).0badf00d.7"
+        let staleCgroup = "\(subtree)/com.example.gone@\(dead).0badf00d.8"
+        // An earlier daemon that had this very pid (as pid 1 in a container always does).
+        let samePidCgroup = "\(subtree)/com.example.earlier@\(getpid()).\(AppFixture.otherRun).9"
+        for path in [survivorCgroup, staleCgroup, samePidCgroup] { mkdir(path, 0o755) }
         for pid in [app.pid, child] { try write("\(pid)", to: survivorCgroup + "/cgroup.procs") }
         try write("1", to: survivorCgroup + "/cgroup.freeze")
         #expect(await waitUntil { (try? AppFixture.cgroupFrozen(survivorCgroup)) == true })
@@ -54,6 +54,8 @@ struct SurvivorTests {
         #expect(survivor.isFrozen)
         #expect(survivor.startedBy == dead)
         #expect(!FileManager.default.fileExists(atPath: staleCgroup), "an empty leftover is removed")
+        #expect(!FileManager.default.fileExists(atPath: samePidCgroup), "an earlier run with this pid is dead too")
+        #expect(FileManager.default.fileExists(atPath: try #require(live.cgroup)), "a live controller's is left alone")
         #expect(try restarted.members(of: survivor.process) == [app.pid, child].sorted())
         #expect(try restarted.adoptSurvivors().isEmpty, "adopted once")
 
@@ -76,13 +78,17 @@ struct SurvivorTests {
         )
     }
 
-    @Test("cgroup names give back the label, the daemon's pid and the serial; anything else is not an app's")
+    @Test("cgroup names give back the label, the daemon's pid and run, and the serial; anything else is not an app's")
     func leafNames() {
-        #expect(AppFixture.parseLeaf("com.example.news@4242.17") == ["com.example.news", "4242", "17"])
-        #expect(AppFixture.parseLeaf("odd@name@12.3") == ["odd@name", "12", "3"])
+        #expect(
+            AppFixture.parseLeaf("com.example.news@4242.0badf00d.17") == ["com.example.news", "4242", "0badf00d", "17"]
+        )
+        #expect(AppFixture.parseLeaf("odd@name@12.00000000.3") == ["odd@name", "12", "00000000", "3"])
         #expect(AppFixture.parseLeaf("cgroup.procs") == nil)
         #expect(AppFixture.parseLeaf("no-at.12") == nil)
-        #expect(AppFixture.parseLeaf("x@12") == nil)
-        #expect(AppFixture.parseLeaf("x@-1.2") == nil)
+        #expect(AppFixture.parseLeaf("x@12.3") == nil, "no run")
+        #expect(AppFixture.parseLeaf("x@12.0bad.3") == nil, "a run is 8 hex digits")
+        #expect(AppFixture.parseLeaf("x@12.0badf00z.3") == nil)
+        #expect(AppFixture.parseLeaf("x@-1.0badf00d.2") == nil)
     }
 }
