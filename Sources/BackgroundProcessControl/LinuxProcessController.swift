@@ -34,7 +34,14 @@ public final class LinuxProcessController: ProcessController {
 
     /// Tests only: `forcingFork` starts every app by the fork fallback (the child moves itself
     /// into its cgroup through `cgroup.procs`), the path taken where `clone3` is refused.
-    package init(configuration: ProcessControlConfiguration, forcingFork: Bool) throws(ProcessControlError) {
+    ///
+    /// `keptExits`: how many exited apps' exits ``exit(of:)`` still answers for (4096 unless
+    /// set); beyond that the oldest are forgotten and answered as `.exited(code: -1)`.
+    package init(
+        configuration: ProcessControlConfiguration,
+        forcingFork: Bool,
+        keptExits: Int = 4096
+    ) throws(ProcessControlError) {
         self.configuration = configuration
         self.forcingFork = forcingFork
         switch configuration.freezer {
@@ -51,7 +58,7 @@ public final class LinuxProcessController: ProcessController {
                 freezeMechanism = .processGroupSignals(reason: reason)
             }
         }
-        table = try ProcessTable()
+        table = try ProcessTable(keptExits: keptExits)
         try table.startWatcher()
     }
 

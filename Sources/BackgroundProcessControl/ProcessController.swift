@@ -42,9 +42,13 @@ public protocol ProcessController: Sendable {
 
     /// Kills every process of the app with `SIGKILL`, frozen or not. Killing an app that has
     /// already exited does nothing. Its end is reported by ``exit(of:)`` and ``exits()``.
+    /// A handle the controller does not know (not its own, or forgotten long after its exit)
+    /// throws ``ProcessControlError/Code/unknownProcess``.
     func kill(_ process: AppProcess) throws(ProcessControlError)
 
-    /// How the app's main process ended; returns at once if it already has.
+    /// How the app's main process ended; returns at once if it already has. The most recent
+    /// exits are kept (4096 in ``LinuxProcessController``); an older one, or a handle this
+    /// controller did not make, is answered `.exited(code: -1)`, the status unknown.
     func exit(of process: AppProcess) async -> ProcessExit
 
     /// Every exit of a process this controller started, from now on, in the order they were

@@ -32,14 +32,20 @@ final class ProcessTable: Sendable {
         var nextSubscriber: UInt64 = 0
         /// Cgroups of exited apps that still had processes; removed once `populated 0`.
         var emptying: [CgroupLeaf] = []
+        /// The serials of exited processes whose records are kept, oldest first.
+        var exited: [UInt64] = []
         var stopping = false
     }
 
     let state = Mutex(State())
+    /// How many exited processes' records are kept, so that ``exit(of:)`` still answers for
+    /// them; older ones are forgotten (a record is a few hundred bytes).
+    let keptExits: Int
     /// The watcher polls `wake.read`; a byte written to `wake.write` wakes it.
     private let wake: (read: Int32, write: Int32)
 
-    init() throws(ProcessControlError) {
+    init(keptExits: Int = 4096) throws(ProcessControlError) {
+        self.keptExits = max(1, keptExits)
         do {
             wake = try SystemCall.nonBlockingPipe()
         } catch {
@@ -180,6 +186,8 @@ final class ProcessTable: Sendable {
             state.records[serial]?.waiters = []
             state.records[serial]?.leaf = nil
             if let leaf = record.leaf { state.emptying.append(leaf) }
+            state.exited.append(serial)
+            if state.exited.count > keptExits { state.records[state.exited.removeFirst()] = nil }
             return (waiters, state.subscribers.sorted { $0.key < $1.key }.map(\.value))
         }
         if let leaf = record.leaf { removeIfEmpty(leaf) }
@@ -200,7 +208,7 @@ final class ProcessTable: Sendable {
         await withCheckedContinuation { continuation in
             let done: ProcessExit? = state.withLock { state in
                 guard let record = state.records[process.serial], record.process == process else {
-                    // Not ours: report it as ended, with the status unknown (-1).
+                    // Not ours, or exited long ago and forgotten: ended, the status unknown (-1).
                     return ProcessExit(process: process, status: .exited(code: -1))
                 }
                 if let exit = record.exit { return exit }

@@ -76,4 +76,26 @@ struct KillAndExitTests {
         #expect(await controller.exit(of: app).status == .exited(code: 0))
         #expect(await waitUntil { AppFixture.state(of: child) == nil || AppFixture.state(of: child) == "Z" })
     }
+
+    @Test("the most recent exits are kept; older ones are forgotten and answered as unknown, not kept for ever")
+    func exitsAreBounded() async throws {
+        let controller = try LinuxProcessController(
+            configuration: .init(freezer: .processGroupSignals),
+            forcingFork: false,
+            keptExits: 2
+        )
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        var apps: [AppProcess] = []
+        for code in [3, 4, 5] {
+            let app = try controller.spawn(AppFixture.request(["exit", "\(code)"], in: container))
+            #expect(await controller.exit(of: app).status == .exited(code: Int32(code)))
+            apps.append(app)
+        }
+        #expect(await controller.exit(of: apps[0]).status == .exited(code: -1), "forgotten")
+        #expect(await controller.exit(of: apps[1]).status == .exited(code: 4))
+        #expect(await controller.exit(of: apps[2]).status == .exited(code: 5))
+        #expect(throws: ProcessControlError.self) { try controller.kill(apps[0]) }
+        try controller.kill(apps[1])  // kept: killing an app that has ended does nothing
+    }
 }
