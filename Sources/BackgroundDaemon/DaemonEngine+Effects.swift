@@ -38,7 +38,7 @@ extension DaemonEngine {
             wakeups.arm(at: state.core.nextDeadline, engine: self)
         case .log(let record):
             let line = "\(record.app.map { "\($0): " } ?? "")\(ControlCharacters.escaped(record.message))"
-            logger.log(level: record.level.daemonLogLevel, "\(line)")
+            logger.log(level: record.level.swiftLogLevel, "\(line)")
             publishLogLine(line, in: state, outbox: &outbox)
         case .taskFinished(let app, let run, let outcome):
             logger.info("\(app): \(run) finished: \(outcome.rawValue)")
@@ -110,18 +110,6 @@ extension DaemonEngine {
             logger.notice("\(report.app): termination report \(ControlCharacters.escaped(path))/\(base).{txt,json}")
         } catch {
             logger.error("\(report.app): the termination report could not be written to \(path): \(error)")
-        }
-    }
-}
-
-extension LogRecord.Level {
-    var daemonLogLevel: Logger.Level {
-        switch self {
-        case .debug: return .debug
-        case .info: return .info
-        case .notice: return .notice
-        case .warning: return .warning
-        case .error: return .error
         }
     }
 }

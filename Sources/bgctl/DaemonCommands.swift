@@ -54,16 +54,11 @@ struct DaemonCommand: ParsableCommand {
 
     struct Why: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Why a pending request has not run.")
-        @Argument(help: "The task identifier.") var identifier: String
-        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var task: TaskOptions
         @OptionGroup var daemon: DaemonOptions
         @OptionGroup var format: OutputOptions
         func run() throws {
-            try DaemonClient.run(
-                .why(identifier: identifier, app: app.map { AppID($0) }),
-                options: daemon,
-                json: format.json
-            )
+            try DaemonClient.run(.why(identifier: task.identifier, app: task.appID), options: daemon, json: format.json)
         }
     }
 
@@ -102,13 +97,12 @@ struct DaemonCommand: ParsableCommand {
             commandName: "simulate-launch",
             abstract: "Run a pending task request now (the debugger's hook)."
         )
-        @Argument(help: "The task identifier.") var identifier: String
-        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var task: TaskOptions
         @OptionGroup var daemon: DaemonOptions
         @OptionGroup var format: OutputOptions
         func run() throws {
             try DaemonClient.run(
-                .simulateLaunch(identifier: identifier, app: app.map { AppID($0) }),
+                .simulateLaunch(identifier: task.identifier, app: task.appID),
                 options: daemon,
                 json: format.json
             )
@@ -120,16 +114,12 @@ struct DaemonCommand: ParsableCommand {
             commandName: "simulate-expiration",
             abstract: "Expire a running task now (the debugger's hook)."
         )
-        @Argument(help: "The task identifier.") var identifier: String
-        @Option(help: "The app, when several have the identifier.") var app: String?
+        @OptionGroup var task: TaskOptions
         @OptionGroup var daemon: DaemonOptions
         @OptionGroup var format: OutputOptions
         func run() throws {
-            try DaemonClient.run(
-                .simulateExpiration(identifier: identifier, app: app.map { AppID($0) }),
-                options: daemon,
-                json: format.json
-            )
+            let request = ControlRequest.simulateExpiration(identifier: task.identifier, app: task.appID)
+            try DaemonClient.run(request, options: daemon, json: format.json)
         }
     }
 
@@ -171,4 +161,12 @@ struct DaemonCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// A task identifier, and the app when several have it.
+struct TaskOptions: ParsableArguments {
+    @Argument(help: "The task identifier.") var identifier: String
+    @Option(help: "The app, when several have the identifier.") var app: String?
+
+    var appID: AppID? { app.map { AppID($0) } }
 }

@@ -23,6 +23,23 @@ struct TemporaryDirectory {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A daemon state directory inside this one (`state`, with `state/apps`, both 0700) holding
+    /// `manifests` (file name → manifest document); returns its path.
+    func daemonState(manifests: [String: [String: Any]]) throws -> String {
+        let state = path + "/state"
+        try FileManager.default.createDirectory(
+            atPath: state + "/apps",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        for (name, manifest) in manifests {
+            try JSONSerialization.data(withJSONObject: manifest).write(
+                to: URL(fileURLWithPath: state + "/apps/" + name)
+            )
+        }
+        return state
+    }
 }
 
 /// A manifest as JSON: the Info.plist keys and an optional launch command.

@@ -25,12 +25,6 @@ struct KillNineTests {
     func killLoop() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let state = directory.path + "/state"
-        try FileManager.default.createDirectory(
-            atPath: state + "/apps",
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let manifest: [String: Any] = [
             "CFBundleIdentifier": Self.app.bundleIdentifier,
@@ -38,7 +32,7 @@ struct KillNineTests {
             "UIBackgroundModes": ["processing"],
             "BackgroundLaunch": ["Arguments": [me]],
         ]
-        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: state + "/apps/self.json"))
+        let state = try directory.daemonState(manifests: ["self.json": manifest])
         let seed = UInt64(Date().timeIntervalSince1970)
         print("KillNineTests.killLoop seed \(seed)")
         let result = await onThread { () throws -> Outcome in

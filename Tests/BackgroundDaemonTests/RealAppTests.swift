@@ -28,12 +28,6 @@ struct RealAppTests {
     static func withDaemon<Seen: Sendable>(_ body: @escaping @Sendable (Daemon) throws -> Seen) async throws -> Seen {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let state = directory.path + "/state"
-        try FileManager.default.createDirectory(
-            atPath: state + "/apps",
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
         let app = builtExecutable("daemon-test-app").path
         let worker: [String: Any] = [
             "CFBundleIdentifier": "com.example.worker",
@@ -50,8 +44,7 @@ struct RealAppTests {
             "CFBundleIdentifier": "com.example.leaky",
             "BackgroundLaunch": ["Arguments": [app, "leak", "Nightly export"]],
         ]
-        try JSONSerialization.data(withJSONObject: worker).write(to: URL(fileURLWithPath: state + "/apps/worker.json"))
-        try JSONSerialization.data(withJSONObject: leaky).write(to: URL(fileURLWithPath: state + "/apps/leaky.json"))
+        let state = try directory.daemonState(manifests: ["worker.json": worker, "leaky.json": leaky])
         let process = Process()
         process.executableURL = builtExecutable("backgroundd")
         process.arguments = ["--state-dir", state, "--background-time", "2", "--log-level", "error"]

@@ -1,7 +1,7 @@
 import BackgroundCore
 import Dispatch
 import Foundation
-import Logging
+package import Logging
 
 extension EmbeddedSystem {
     /// Carries out effects, in order, outside the state lock.
@@ -131,7 +131,7 @@ extension EmbeddedSystem {
 }
 
 extension LogRecord.Level {
-    var swiftLogLevel: Logger.Level {
+    package var swiftLogLevel: Logger.Level {
         switch self {
         case .debug: return .debug
         case .info: return .info
