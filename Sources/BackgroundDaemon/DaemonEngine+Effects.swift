@@ -48,7 +48,8 @@ extension DaemonEngine {
             publishLogLine(line, in: state, outbox: &outbox)
         case .fault(let app, let message):
             logger.warning("\(app): fault: \(ControlCharacters.escaped(message))")
-        case .assertionDenied, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+        case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
+            .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .runTasks, .expireTask, .persist:
             break  // the app runtime's (pushed or answered), or written before carrying out
         }

@@ -9,7 +9,8 @@ extension Event {
     /// never end another's assertion, cancel its requests or run its tasks.
     var appCallSubject: AppID? {
         switch self {
-        case .beginAssertion(let app, _, _, _), .endAssertion(let app, _), .expirationHandlerReturned(let app, _),
+        case .beginAssertion(let app, _, _, _), .assertionBegun(let app, _, _, _, _), .endAssertion(let app, _),
+            .expirationHandlerReturned(let app, _),
             .didEnterBackgroundReturned(let app), .backgroundWakeReturned(let app), .finishLaunching(let app),
             .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
             .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),
@@ -28,7 +29,8 @@ extension Effect {
     /// lifecycle callbacks, its tasks); nil for the daemon's own work.
     var runtimeApp: AppID? {
         switch self {
-        case .assertionDenied(let app, _, _), .runExpirationHandler(let app, _), .deliverDidEnterBackground(let app),
+        case .assertionDenied(let app, _, _), .assertionRevoked(let app, _, _), .runExpirationHandler(let app, _),
+            .deliverDidEnterBackground(let app),
             .deliverBackgroundWake(let app), .stateChanged(let app, _, _), .backgroundRefreshStatusChanged(let app, _),
             .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .launch(let app, _, _),
             .resume(let app, _), .exit(let app, _, _), .terminate(let app, _):

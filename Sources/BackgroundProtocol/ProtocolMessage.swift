@@ -13,13 +13,16 @@ public enum SystemMessage: Sendable, Hashable, Codable {
     case answer(Reply?, [Effect])
     /// Effects the system decided on its own (a deadline, another app's action), in order.
     case pushed([Effect])
+    /// The app's grant state changed (lifecycle, budget, incarnation); sent before any other
+    /// message about the change.
+    case state(GrantState)
 }
 
 /// The protocol's byte form: 4 magic bytes (`BGX` and the version), then one ``WireValue``.
 ///
 /// Version 1. A reader refuses another version, bytes that are not a message, and anything over
-/// its ``WireLimits`` with a ``WireError``; framing (length prefixes on a stream socket) is the
-/// transport's.
+/// its ``WireLimits`` with a ``WireError``; on a stream socket each message is one frame
+/// (``Frame``, ``FrameDecoder``).
 public enum ProtocolCodec {
     /// The version this code speaks.
     public static let version: UInt8 = 1

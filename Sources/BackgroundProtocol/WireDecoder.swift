@@ -1,3 +1,5 @@
+import BackgroundCore
+
 /// Decodes `Decodable` values from ``WireValue`` trees: the protocol's one decoder. A tree of
 /// the wrong shape is a `DecodingError`, never a crash.
 public struct WireDecoder {
@@ -37,6 +39,10 @@ private func decodeValue<Value: Decodable>(
     -> Value
 {
     switch type {
+    case is Instant.Type:
+        return Instant(offset: try decodeValue(Duration.self, from: value, path: path)) as! Value
+    case is ConditionWait.Type:
+        return try decodeValue(ExactConditionWait.self, from: value, path: path).wait as! Value
     case is Bool.Type:
         guard case .bool(let bool) = value else { throw mismatch(path, "expected a boolean") }
         return bool as! Value
@@ -187,4 +193,17 @@ struct SingleReader: SingleValueDecodingContainer {
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         try decodeValue(type, from: value, path: codingPath)
     }
+}
+
+/// A condition wait as the wire carries it: the duration exact (see `encodeValue`).
+struct ExactConditionWait: Codable {
+    let reason: WaitReason
+    let duration: Duration
+
+    init(_ wait: ConditionWait) {
+        reason = wait.reason
+        duration = wait.duration
+    }
+
+    var wait: ConditionWait { ConditionWait(reason: reason, duration: duration) }
 }

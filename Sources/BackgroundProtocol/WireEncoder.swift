@@ -1,3 +1,5 @@
+import BackgroundCore
+
 /// Encodes `Encodable` values into ``WireValue`` trees: the protocol's one encoder.
 public struct WireEncoder {
     /// Creates an encoder.
@@ -75,8 +77,15 @@ struct TreeEncoder: Encoder {
 }
 
 /// Scalars as wire values; anything else through its own `encode(to:)`.
+///
+/// Instants and condition waits go exactly (their `Duration`'s two integers): their own
+/// `Codable` forms write seconds as a `Double` for readable JSON, which loses precision (an
+/// instant on a machine up for more than about 100 days, a wait's attoseconds), and a message
+/// must come back equal.
 private func encodeValue<Value: Encodable>(_ value: Value, into node: WireNode, path: [any CodingKey]) throws {
     switch value {
+    case let value as Instant: try encodeValue(value.offset, into: node, path: path)
+    case let value as ConditionWait: try encodeValue(ExactConditionWait(value), into: node, path: path)
     case let value as Bool: node.content = .single(.bool(value))
     case let value as String: node.content = .single(.string(value))
     case let value as Double: node.content = .single(.double(value))

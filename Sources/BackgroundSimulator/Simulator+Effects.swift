@@ -43,7 +43,8 @@ extension Simulator {
             startProcess(app, kind: reason == .user ? .foreground : .background)
         case .resume(let app, _):
             if let process = processes[app] { thaw(process) }
-        case .assertionDenied, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+        case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
+            .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .expireTask:
             break  // the app runtime's
         case .log, .scheduleWakeup, .cancelWakeup, .persist:

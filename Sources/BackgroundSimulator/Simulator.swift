@@ -58,6 +58,11 @@ public final class Simulator {
         /// Whether every event handed to the system is kept in ``systemEvents`` (benchmarks
         /// replay them into a bare `BackgroundSystem`).
         public var recordsSystemEvents: Bool
+        /// Whether every event and every answer crosses an encoding boundary, as bytes of the
+        /// protocol a socket to another process carries (the encoding test transport): the
+        /// simulator then proves the apps' runtime needs nothing from the system but messages.
+        /// Defaults to `$BACKGROUND_ENCODE_MESSAGES == "1"`.
+        public var encodesMessages: Bool = EncodingBoundary.requestedByEnvironment
 
         /// Creates a configuration.
         ///
@@ -104,6 +109,9 @@ public final class Simulator {
     public internal(set) var reports: [TerminationReport] = []
     /// Misuse the system answered with a fault (a crash on iOS): app and message.
     public internal(set) var faults: [(app: AppID, message: String)] = []
+    /// How many messages crossed the encoding boundary (``Configuration/encodesMessages``): each
+    /// event and each answer is one.
+    public private(set) var encodedMessageCount = 0
     /// How many events the system has handled.
     public private(set) var systemEventCount = 0
     /// Every event handed to the system, with its instant, when
@@ -236,6 +244,18 @@ public final class Simulator {
 
     // MARK: Events
 
+    /// Hands an event to the core; with ``Configuration/encodesMessages``, the event and the
+    /// answer each cross the encoding boundary as bytes.
+    private func exchange(_ event: Event, into effects: inout [Effect]) throws(BackgroundSystemError) -> Reply? {
+        guard configuration.encodesMessages else { return try core.handle(event, at: now, into: &effects) }
+        guard let received = EncodingBoundary.cross(event) else { return nil }
+        let reply = try core.handle(received, at: now, into: &effects)
+        guard let answer = EncodingBoundary.cross(reply: reply, effects: effects) else { return nil }
+        encodedMessageCount += 2
+        effects = answer.effects
+        return answer.reply
+    }
+
     /// Hands an event to the system and carries out its effects.
     @discardableResult
     func send(_ event: Event) -> Reply? {
@@ -248,7 +268,7 @@ public final class Simulator {
         if configuration.recordsSystemEvents { systemEvents.append((now, event)) }
         let reply: Reply?
         do {
-            reply = try core.handle(event, at: now, into: &effects)
+            reply = try exchange(event, into: &effects)
         } catch {
             record(.note("the system refused \(event): \(error)"))
             return nil

@@ -54,7 +54,7 @@ struct DaemonTimeline {
         let time = entry.time - origin
         if let event = entry.event {
             switch event {
-            case .beginAssertion(let app, let name, _, _):
+            case .beginAssertion(let app, let name, _, _), .assertionBegun(let app, _, let name, _, _):
                 if case .granted(let id)? = entry.reply { lanes[lane(app)]?.assertions[id] = (name, time, false) }
             case .endAssertion(let app, let id):
                 closeAssertion(app, id, at: time, outcome: nil)

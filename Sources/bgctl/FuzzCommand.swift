@@ -36,6 +36,14 @@ struct FuzzCommand: AsyncParsableCommand {
     @Option(help: "Print each seed's event log before its result: none, normal or verbose.")
     var log: SimulateCommand.LogDetail = .none
 
+    @Flag(
+        help: """
+            Send every event and answer through the bytes of the protocol a process boundary \
+            carries (the encoding test transport; also BACKGROUND_ENCODE_MESSAGES=1).
+            """
+    )
+    var encodeMessages = false
+
     @OptionGroup var format: OutputOptions
 
     func validate() throws {
@@ -58,7 +66,8 @@ struct FuzzCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let fuzzer = Fuzzer()
+        var fuzzer = Fuzzer()
+        if encodeMessages { fuzzer.encodesMessages = true }
         if print {
             for seed in range {
                 Swift.print(String(decoding: fuzzer.generator.scenario(seed: seed).jsonData(), as: UTF8.self))

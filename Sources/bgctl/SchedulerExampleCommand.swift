@@ -87,6 +87,10 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
                 print("ran \(task.identifier)", terminator: "\n")
                 fflush(nil)
                 task.setTaskCompleted(success: true)
+                // The completion is in the store when setTaskCompleted returns: a supervisor (or a
+                // test about to kill -9) waits for this line, not for the one above.
+                print("completed \(task.identifier)", terminator: "\n")
+                fflush(nil)
             }
         }
         system.finishLaunching()

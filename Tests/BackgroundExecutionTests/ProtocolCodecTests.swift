@@ -70,6 +70,35 @@ struct ProtocolCodecTests {
         #expect(Set(traffic.replies.map { String(describing: $0).prefix { $0 != "(" } }).count >= 4)
     }
 
+    @Test("Instants and condition waits cross exactly: a machine up 200 days, a wait measured to the nanosecond")
+    func exactTimes() throws {
+        // Found by the fuzzer on the encoding transport: a wait's Double seconds came back a few
+        // attoseconds off, the message was not equal, and the fault ended the process (in
+        // RealClockSchedulerTests, the app completing its cleanup task, before the store write).
+        let app: AppID = "com.fuzz.app1"
+        let record = RunRecord(
+            identifier: "com.fuzz.app1.refresh",
+            kind: .appRefresh,
+            submittedAt: Instant(offset: .seconds(3527)),
+            startedAt: Instant(offset: .nanoseconds(6_129_098_654_715)),
+            endedAt: Instant(offset: .nanoseconds(6_154_098_654_715)),
+            outcome: .failed,
+            waits: [
+                ConditionWait(reason: .earliestBeginDate, duration: .seconds(1828)),
+                ConditionWait(reason: .lowPowerMode, duration: .nanoseconds(1_052_098_654_715)),
+            ]
+        )
+        let uptime = Instant(offset: .seconds(200 * 86_400) + .nanoseconds(1))
+        let messages: [SystemMessage] = [
+            .pushed([.persist(.recordRun(app, record))]),
+            .pushed([.scheduleWakeup(at: uptime)]),
+            .answer(nil, [.scheduleWakeup(at: Instant(offset: .nanoseconds(Int64.max)))]),
+        ]
+        for message in messages {
+            #expect(try ProtocolCodec.decode(SystemMessage.self, from: ProtocolCodec.encode(message)) == message)
+        }
+    }
+
     @Test("Bytes that are not a message, another version, trailing bytes and oversized input are typed errors")
     func refusals() throws {
         let good = try ProtocolCodec.encode(AppMessage.event(.tick))

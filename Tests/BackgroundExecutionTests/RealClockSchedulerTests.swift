@@ -74,13 +74,18 @@ struct RealClockSchedulerTests {
 
         let launch = try bgctl(["simulate-launch", "com.example.scheduler.cleanup"] + live)
         #expect(launch.output == "Simulating launch for task with identifier com.example.scheduler.cleanup\n")
+        // Wait for "completed", printed after setTaskCompleted returned (the run is in the store
+        // then), not "ran", printed before it: killing between the two lost the completed run
+        // whenever the completion's write took longer than a bgctl invocation (seen with every
+        // event and answer encoded, BACKGROUND_ENCODE_MESSAGES=1, under load).
         var ran = seen
-        while !String(decoding: ran, as: UTF8.self).contains("ran com.example.scheduler.cleanup") {
+        while !String(decoding: ran, as: UTF8.self).contains("completed com.example.scheduler.cleanup") {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             ran += chunk
         }
         #expect(String(decoding: ran, as: UTF8.self).contains("ran com.example.scheduler.cleanup"))
+        #expect(String(decoding: ran, as: UTF8.self).contains("completed com.example.scheduler.cleanup"))
         let unknown = try bgctl(["simulate-launch", "com.example.nope"] + live)
         #expect(unknown.status != 0)
 

@@ -27,7 +27,7 @@ extension BackgroundSystem {
             let current = state(of: app)
             return current.hasProcess
                 ? nil : BackgroundSystemError(code: .appNotRunning, app: app, state: current, event: "terminate")
-        case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .endAssertion,
+        case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .assertionBegun, .endAssertion,
             .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
             .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
             .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,

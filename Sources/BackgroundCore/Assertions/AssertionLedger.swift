@@ -6,6 +6,12 @@
 public struct AssertionLedger: Sendable, Hashable {
     private var assertions: [Assertion] = []
     private var nextRawID = 1
+    /// Identifiers the app's runtime allocated and the system revoked at once, whose end is
+    /// expected and quiet; the newest ``revokedLimit``.
+    private var revoked: [AssertionID] = []
+
+    /// How many revoked identifiers are remembered (an end of an older one is logged as unknown).
+    static let revokedLimit = 64
 
     /// Creates an empty ledger whose first identifier is 1.
     public init() {}
@@ -43,6 +49,46 @@ public struct AssertionLedger: Sendable, Hashable {
             Assertion(id: id, name: name, origin: origin, beganAt: now, hasExpirationHandler: hasExpirationHandler)
         )
         return id
+    }
+
+    /// Whether an identifier the app's runtime allocated is new in this process: never issued,
+    /// revoked or used by an earlier process, and a valid identifier.
+    public func isNew(_ id: AssertionID) -> Bool {
+        id.rawValue >= nextRawID && id.rawValue < Int.max
+    }
+
+    /// Records an assertion whose identifier the app's runtime allocated; `false`, and nothing
+    /// recorded, if the identifier is not new (``isNew(_:)``).
+    public mutating func begin(
+        allocated id: AssertionID,
+        name: String,
+        origin: CallSite,
+        at now: Instant,
+        hasExpirationHandler: Bool
+    ) -> Bool {
+        guard isNew(id) else { return false }
+        nextRawID = id.rawValue + 1
+        assertions.append(
+            Assertion(id: id, name: name, origin: origin, beganAt: now, hasExpirationHandler: hasExpirationHandler)
+        )
+        return true
+    }
+
+    /// Uses up an identifier the app's runtime allocated without granting it; its end will be
+    /// quiet. `false` if the identifier is not new.
+    mutating func revoke(_ id: AssertionID) -> Bool {
+        guard isNew(id) else { return false }
+        nextRawID = id.rawValue + 1
+        if revoked.count == Self.revokedLimit { revoked.removeFirst() }
+        revoked.append(id)
+        return true
+    }
+
+    /// Forgets a revoked identifier the app ended; whether it was one.
+    mutating func endRevoked(_ id: AssertionID) -> Bool {
+        guard !revoked.isEmpty, let index = revoked.firstIndex(of: id) else { return false }
+        revoked.remove(at: index)
+        return true
     }
 
     /// Removes and returns the assertion, or `nil` if it is unknown or already ended.

@@ -35,6 +35,60 @@ extension BackgroundSystem {
         }
     }
 
+    /// An assertion the app's runtime granted itself, as the event carries it.
+    struct AllocatedBegin {
+        let id: AssertionID
+        let name: String
+        let origin: CallSite
+        let hasHandler: Bool
+    }
+
+    /// Applies a begin the app's runtime granted itself with an identifier it allocated
+    /// (``Event/assertionBegun(_:_:name:origin:hasExpirationHandler:)``): the same grant rule;
+    /// a verdict that differs revokes it (``Effect/assertionRevoked(_:_:reason:)``).
+    mutating func assertionBegun(
+        _ app: AppID,
+        _ begin: AllocatedBegin,
+        at now: Instant,
+        into effects: inout [Effect]
+    ) -> Reply? {
+        let index = recordIndex(for: app)
+        guard apps[index].ledger.isNew(begin.id) else {
+            let reason =
+                "assertion identifier \(begin.id.rawValue) is not new in \(apps[index].incarnation) "
+                + "(the next is \(apps[index].ledger.nextID.rawValue)): the begin is refused"
+            effects.append(.log(LogRecord(.error, app: app, reason)))
+            return .denied(reason: reason)
+        }
+        switch assertionVerdict(index, at: now) {
+        case .grant:
+            _ = apps[index].ledger.begin(
+                allocated: begin.id,
+                name: begin.name,
+                origin: begin.origin,
+                at: now,
+                hasExpirationHandler: begin.hasHandler
+            )
+            updateBudgetTicking(index, at: now)
+            return .granted(begin.id)
+        case .deny(let reason):
+            _ = apps[index].ledger.revoke(begin.id)
+            effects.append(.assertionRevoked(app, begin.id, reason: reason))
+            effects.append(
+                .log(
+                    LogRecord(.warning, app: app, "background task \"\(begin.name)\" (\(begin.id)) revoked: \(reason)")
+                )
+            )
+            return .denied(reason: reason)
+        case .tooMany:
+            let explanation =
+                "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
+                + "at most \(policy.maximumOutstandingAssertions) allowed"
+            end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
+            return nil
+        }
+    }
+
     /// Starts or stops the budget's clock. It ticks while the app is in the background holding an
     /// assertion (R1.7) and running no task: while a task runs, the task's own runtime governs
     /// the process, and an assertion begun meanwhile must not end it sooner (**ours**; found by
@@ -49,35 +103,48 @@ extension BackgroundSystem {
         }
     }
 
-    /// What a begin gets: the one grant rule, used by every path a begin can take.
-    enum AssertionVerdict {
-        /// Granted.
-        case grant
-        /// Not granted, for this reason: `.invalid`, and the expiration handler is called.
-        case deny(String)
-        /// One more than ``SystemPolicy/maximumOutstandingAssertions``: the watchdog ends the app.
-        case tooMany
+    /// The one grant rule (``GrantRule``) applied to an app's record: whether it may begin an
+    /// assertion now. Everything it reads (the lifecycle state, the budget) is state the system
+    /// pushes to an app across a process boundary (``grantState(of:at:)``), so an app-side
+    /// runtime applies the same rule without a round trip (docs/core-contract.md).
+    @inline(__always)
+    func assertionVerdict(_ index: Int, at now: Instant) -> GrantRule.Verdict {
+        // Fields read in place: a copy of the whole record would retain and release each of its
+        // collections on the hot path.
+        grantRule.verdict(
+            state: apps[index].state,
+            budgetRemaining: apps[index].budget.remaining(at: now),
+            budgetExpiring: apps[index].budget.expirationStarted,
+            held: apps[index].ledger.count
+        )
     }
 
-    /// The grant rule, written once: whether the app may begin an assertion now.
-    ///
-    /// The app must be running; in the background its budget must not be expiring (nor within
-    /// ``SystemPolicy/expirationLeadTime`` of its end); and it may hold at most
-    /// ``SystemPolicy/maximumOutstandingAssertions``. Everything it reads (the lifecycle state,
-    /// the budget's end) is state the system pushes to an app across a process boundary, so an
-    /// app-side runtime can apply the same rule without a round trip (docs/core-contract.md).
-    @inline(__always)
-    func assertionVerdict(_ index: Int, at now: Instant) -> AssertionVerdict {
-        guard policy.grantsAssertions else { return .deny("background execution is not available on this system") }
-        let state = apps[index].state
-        guard state.isRunning else { return .deny("the app is \(state)") }
-        if state == .background {
-            let budget = apps[index].budget
-            if budget.expirationStarted || budget.remaining(at: now) <= policy.expirationLeadTime {
-                return .deny("no background time remaining")
-            }
+    /// What the app's runtime needs to decide its own begins: the state to push to it.
+    public func grantState(of app: AppID, at now: Instant) -> GrantState {
+        let now = max(now, self.now)
+        guard let index = appIndex[app] else {
+            return GrantState(
+                incarnation: Incarnation(rawValue: 0),
+                nextAssertionID: AssertionID(rawValue: 1),
+                lifecycleState: .notRunning,
+                budgetRemaining: .zero,
+                budgetTicking: false,
+                budgetExpiring: false,
+                measuredAt: now,
+                rule: grantRule
+            )
         }
-        return apps[index].ledger.count < policy.maximumOutstandingAssertions ? .grant : .tooMany
+        let record = apps[index]
+        return GrantState(
+            incarnation: record.incarnation,
+            nextAssertionID: record.ledger.nextID,
+            lifecycleState: record.state,
+            budgetRemaining: record.budget.remaining(at: now),
+            budgetTicking: record.budget.isTicking,
+            budgetExpiring: record.budget.expirationStarted,
+            measuredAt: now,
+            rule: grantRule
+        )
     }
 
     mutating func endAssertion(_ app: AppID, _ id: AssertionID, at now: Instant, into effects: inout [Effect]) {
@@ -88,6 +155,7 @@ extension BackgroundSystem {
             return
         }
         guard apps[index].ledger.end(id) != nil else {
+            if apps[index].ledger.endRevoked(id) { return }  // revoked at its begin: its end is expected
             effects.append(.log(LogRecord(.error, app: app, Self.unknownAssertionMessage(id))))
             return
         }

@@ -105,7 +105,7 @@ public struct ConditionWait: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         reason = try container.decode(WaitReason.self, forKey: .reason)
-        duration = .seconds(try container.decode(Double.self, forKey: .seconds))
+        duration = .seconds(fromInterval: try container.decode(Double.self, forKey: .seconds))  // to the nanosecond
     }
 }
 

@@ -33,6 +33,8 @@ public struct BackgroundSystem: Sendable {
 
     /// The numbers in force.
     public let policy: SystemPolicy
+    /// The policy's grant rule, kept apart so a begin reads three numbers, not the policy.
+    let grantRule: GrantRule
 
     var apps: [AppRecord] = []
     var appIndex: [AppID: Int] = [:]
@@ -64,6 +66,7 @@ public struct BackgroundSystem: Sendable {
     /// Creates a system with no apps.
     public init(policy: SystemPolicy = .iOS) {
         self.policy = policy
+        self.grantRule = GrantRule(policy)
     }
 
     /// Moves the system's clock to `now`, never back, without running anything due.
@@ -201,7 +204,8 @@ public struct BackgroundSystem: Sendable {
             return nil
         }
         self.now = now
-        return apps[index].ledger.remove(id)
+        if apps[index].ledger.remove(id) { return true }
+        return apps[index].ledger.endRevoked(id)  // revoked at its begin: its end is expected
     }
 
     /// The record index of an app, remembering the last one asked for (shells serve one app,
@@ -216,6 +220,9 @@ public struct BackgroundSystem: Sendable {
         switch event {
         case .beginAssertion(let app, let name, let origin, let hasHandler):
             return beginAssertion(app, name: name, origin: origin, hasHandler: hasHandler, at: now, into: &effects)
+        case .assertionBegun(let app, let id, let name, let origin, let hasHandler):
+            let begin = AllocatedBegin(id: id, name: name, origin: origin, hasHandler: hasHandler)
+            return assertionBegun(app, begin, at: now, into: &effects)
         case .registerTaskHandler(let app, let identifier):
             return registerTaskHandler(app, identifier: identifier, at: now, into: &effects)
         case .submitTaskRequest(let app, let request): return submit(app, request, at: now, into: &effects)
@@ -235,7 +242,7 @@ public struct BackgroundSystem: Sendable {
         case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
         case .didEnterBackgroundReturned(let app): callbacksReturned(app, .didEnterBackground, at: now, into: &effects)
         case .backgroundWakeReturned(let app): callbacksReturned(app, .backgroundWake, at: now, into: &effects)
-        case .beginAssertion, .registerTaskHandler, .submitTaskRequest: break  // answered by apply
+        case .beginAssertion, .assertionBegun, .registerTaskHandler, .submitTaskRequest: break  // answered by apply
         case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
         case .expirationHandlerReturned(let app, let id): expirationHandlerReturned(app, id, at: now, into: &effects)
         case .terminate(let app, let reason): terminate(app, reason, at: now, into: &effects)

@@ -11,6 +11,12 @@ public enum Effect: Sendable, Hashable, Codable {
     /// assertion, it calls your expiration handler"). The begin's ``Reply`` is
     /// ``Reply/denied(reason:)`` with the same reason.
     case assertionDenied(AppID, name: String, reason: String)
+    /// The system did not grant an assertion the app's runtime granted itself
+    /// (``Event/assertionBegun(_:_:name:origin:hasExpirationHandler:)``): the state changed
+    /// while the begin was on its way. The app's runtime calls the assertion's expiration
+    /// handler, as for an assertion that expired early (the budget can end at any moment), and
+    /// the app's end of it is accepted quietly. The begin's reply is ``Reply/denied(reason:)``.
+    case assertionRevoked(AppID, AssertionID, reason: String)
     /// Start a process for the app: its `incarnation`-th. The shell starts it (the simulator
     /// creates its process, the daemon spawns it); the app's launch code then runs, and the
     /// ``deliverBackgroundWake(_:)`` or ``stateChanged(_:from:to:)`` that follow are for it.

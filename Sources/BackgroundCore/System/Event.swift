@@ -22,6 +22,15 @@ public enum Event: Sendable, Hashable, Codable {
     case backgroundWakeReturned(AppID)
     /// App code called `beginBackgroundTask`.
     case beginAssertion(AppID, name: String, origin: CallSite, hasExpirationHandler: Bool)
+    /// App code called `beginBackgroundTask` and the app's runtime granted it itself, from the
+    /// state the system pushed (``GrantState``), with an identifier it allocated: a transport
+    /// across a process boundary sends this one way, without waiting (docs/core-contract.md).
+    ///
+    /// The identifier must be new in the app's process (at least ``BackgroundSystem/nextAssertionID(of:)``),
+    /// else the begin is refused (``Reply/denied(reason:)``, logged as an error). If the system's
+    /// own verdict differs (the state changed while the begin was on its way), the identifier is
+    /// still used up and the answer is ``Effect/assertionRevoked(_:_:reason:)``.
+    case assertionBegun(AppID, AssertionID, name: String, origin: CallSite, hasExpirationHandler: Bool)
     /// App code called `endBackgroundTask` with this identifier.
     case endAssertion(AppID, AssertionID)
     /// The expiration handler of this assertion returned.

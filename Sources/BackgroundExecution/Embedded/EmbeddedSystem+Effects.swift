@@ -28,7 +28,8 @@ extension EmbeddedSystem {
             configuration.logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
         case .stateChanged(_, let from, let to):
             configuration.logger.info("\(app): \(from) → \(to)")
-        case .assertionDenied, .resume, .runExpirationHandler, .deliverDidEnterBackground, .deliverBackgroundWake,
+        case .assertionDenied, .assertionRevoked, .resume, .runExpirationHandler, .deliverDidEnterBackground,
+            .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .runTasks, .expireTask:
             break  // the app runtime's (carryOut); a process cannot freeze itself, so there is nothing to resume
         case .suspend:

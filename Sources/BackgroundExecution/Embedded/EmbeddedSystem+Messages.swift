@@ -1,34 +1,72 @@
 import BackgroundCore
-import BackgroundProtocol
 
 extension EmbeddedSystem.State {
     /// Hands an event to the core and takes its answer into the buffer; with
     /// ``EmbeddedSystem/Configuration/encodesMessages`` both cross the encoding boundary a
-    /// transport to another process would: the event as an ``AppMessage``, the reply and the
-    /// effects as a ``SystemMessage``, each as bytes decoded on the other side.
+    /// transport to another process would (``EncodingBoundary``): the event as an `AppMessage`,
+    /// the reply and the effects as a `SystemMessage`, each as bytes decoded on the other side;
+    /// then the app's grant state, pushed as a `SystemMessage.state`.
     mutating func exchange(_ event: Event, at now: Instant) throws(BackgroundSystemError) -> Reply? {
-        guard encodesMessages else { return try core.handle(event, at: now, into: &buffer) }
-        guard case .event(let received) = Self.cross(AppMessage.event(event)) else { return nil }
-        let reply = try core.handle(received, at: now, into: &buffer)
-        guard case .answer(let answered, let effects) = Self.cross(SystemMessage.answer(reply, buffer)) else {
-            return nil
+        guard let app = encodingFor else { return try core.handle(event, at: now, into: &buffer) }
+        guard let received = EncodingBoundary.cross(event) else { return nil }
+        let reply: Reply?
+        do {
+            reply = try core.handle(received, at: now, into: &buffer)
+        } catch {
+            pushGrantState(of: app, at: now)
+            throw error
         }
-        buffer = effects
-        return answered
+        pushGrantState(of: app, at: now)
+        guard let answer = EncodingBoundary.cross(reply: reply, effects: buffer) else { return nil }
+        buffer = answer.effects
+        return answer.reply
     }
 
-    /// The message after a trip through its bytes; one that does not survive the trip is a fault.
-    private static func cross<Message: Codable & Equatable>(_ message: Message) -> Message? {
-        do {
-            let bytes = try ProtocolCodec.encode(message)
-            let decoded = try ProtocolCodec.decode(Message.self, from: bytes)
-            if decoded == message { return decoded }
-            BackgroundFault.raise(
-                BackgroundFault(api: "BackgroundProtocol", message: "\(message) came back as \(decoded)")
+    /// Sends the app's side the state it decides its begins from, after every answer (a daemon
+    /// sends it when it changes).
+    private mutating func pushGrantState(of app: AppID, at now: Instant) {
+        if let pushed = EncodingBoundary.cross(core.grantState(of: app, at: now)) { grant.update(pushed) }
+    }
+}
+
+extension EmbeddedSystem {
+    /// `beginBackgroundTask` as a transport across a process boundary answers it (with
+    /// ``Configuration/encodesMessages``): decided at once from the pushed grant state, with an
+    /// identifier the app's side allocates; a granted begin is sent one way, and the system
+    /// revokes it on arrival if its own verdict differs (``Effect/assertionRevoked(_:_:reason:)``).
+    func beginWithoutRoundTrip(
+        named name: String,
+        at site: CallSite,
+        expirationHandler: (@MainActor @Sendable () -> Void)?,
+        now: Instant
+    ) -> AssertionID? {
+        let (decision, effects) = state.withLock { state -> (Result<AssertionID, GrantDenial>, [Effect]) in
+            let decision = state.grant.begin(at: now)
+            guard case .success(let id) = decision else { return (decision, []) }
+            if let expirationHandler { state.tables.handlers.insert(expirationHandler, for: id) }
+            let event = Event.assertionBegun(
+                app,
+                id,
+                name: name,
+                origin: site,
+                hasExpirationHandler: expirationHandler != nil
             )
-        } catch {
-            BackgroundFault.raise(BackgroundFault(api: "BackgroundProtocol", message: "\(message): \(error)"))
+            state.handleInfallible(event, at: now)  // one way: the reply is not waited for
+            _ = persistBuffered(&state, keepingFailedChanges: true)
+            return (decision, state.takeEffects())
         }
-        return nil
+        switch decision {
+        case .success(let id):
+            perform(effects, at: now)
+            return id
+        case .failure(let denial):
+            // What the core answers a denied begin with (S2: the handler is called).
+            let denied: [Effect] = [
+                .assertionDenied(app, name: name, reason: denial.reason),
+                .log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(denial.reason)")),
+            ]
+            perform(denied, at: now, deniedHandler: expirationHandler)
+            return nil
+        }
     }
 }

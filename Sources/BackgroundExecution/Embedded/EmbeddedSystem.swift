@@ -90,7 +90,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         /// protocol's messages (``BackgroundProtocol``), as bytes, and decoded on the other side,
         /// as a transport to another process would; no foreground fast path. For tests of the
         /// seam; the default is `$BACKGROUND_ENCODE_MESSAGES == "1"`.
-        public var encodesMessages: Bool = ProcessInfo.processInfo.environment["BACKGROUND_ENCODE_MESSAGES"] == "1"
+        public var encodesMessages: Bool = EncodingBoundary.requestedByEnvironment
 
         /// Creates a configuration.
         ///
@@ -175,8 +175,13 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         weak var application: UIApplication?
         /// Changes the store could not take yet, written first with the next write.
         var unsavedChanges: [StoreChange] = []
-        /// ``Configuration/encodesMessages``.
-        var encodesMessages = false
+        /// ``Configuration/encodesMessages``: the app this system serves, whose grant state is
+        /// pushed across the encoding boundary after every answer; `nil` when not encoding.
+        var encodingFor: AppID?
+        /// With ``Configuration/encodesMessages``: the pushed grant state and the identifiers
+        /// the app's side allocates from it (no round trip for a begin).
+        var grant = AppSideGrant()
+        var encodesMessages: Bool { encodingFor != nil }
     }
 
     /// The configuration the system was created with.
@@ -207,7 +212,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         self.effectObserver = configuration.effectObserver
         let core = BackgroundSystem(policy: configuration.policy, device: configuration.device)
         var initial = State(core: core)
-        initial.encodesMessages = configuration.encodesMessages
+        if configuration.encodesMessages { initial.encodingFor = configuration.app }
         self.state = Mutex(initial)
         if let manifest = configuration.manifest { deliver(.install(manifest)) }
         // This process is the app: it launches first, then its saved state comes back (requests
@@ -253,8 +258,10 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         expirationHandler: (@MainActor @Sendable () -> Void)?
     ) -> AssertionID? {
         let now = self.now
+        if configuration.encodesMessages {
+            return beginWithoutRoundTrip(named: name, at: site, expirationHandler: expirationHandler, now: now)
+        }
         let fast = state.withLock { state -> AssertionID? in
-            guard !state.encodesMessages else { return nil }
             let id = state.core.beginAssertionInForeground(
                 app,
                 name: name,

@@ -71,6 +71,11 @@ extension RuntimeHost {
         case .assertionDenied:
             // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
             if let deniedHandler { runOnMainActor(deniedHandler, report: nil) }
+        case .assertionRevoked(_, let id, _):
+            // Granted by the runtime, revoked by the system on arrival: to the app, an assertion
+            // that expired at once. Its end is accepted quietly.
+            let handler = withTables { $0.handlers.remove(id) }
+            if let handler { runOnMainActor(handler, report: nil) }
         case .runExpirationHandler(let app, let id):
             let handler = withTables { $0.handlers.remove(id) }
             runOnMainActor({ handler?() }, report: .expirationHandlerReturned(app, id))

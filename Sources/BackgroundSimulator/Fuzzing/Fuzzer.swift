@@ -46,6 +46,10 @@ public struct Fuzzer {
     public var generator: ScenarioGenerator
     /// Extra rules checked with the built-in invariants (``Simulator/addInvariant(_:_:)``).
     public var extraInvariants: [(name: String, check: @MainActor (Simulator) -> String?)]
+    /// Whether every run's events and answers cross the encoding boundary, as bytes of the
+    /// protocol a process boundary carries (``Simulator/Configuration/encodesMessages``); `nil`
+    /// leaves it to the environment (`BACKGROUND_ENCODE_MESSAGES=1`).
+    public var encodesMessages: Bool?
 
     /// Creates a fuzzer.
     public init(
@@ -87,7 +91,7 @@ public struct Fuzzer {
     }
 
     private func run(_ scenario: Scenario) throws(ScenarioError) -> ScenarioRun {
-        try ScenarioRun(scenario) { simulator in
+        try ScenarioRun(scenario, encodesMessages: encodesMessages) { simulator in
             for invariant in extraInvariants { simulator.addInvariant(invariant.name, invariant.check) }
         }
     }

@@ -66,6 +66,14 @@ struct InvariantChecker {
                 }
                 held[app, default: [:]][id] = hasHandler
             }
+        case .assertionBegun(let app, let id, _, _, let handler):
+            hasHandler = handler
+            if case .granted = reply {
+                if !everGranted[app, default: []].insert(id).inserted {
+                    add(.init(.assertionEndsOnce, "assertion #\(id.rawValue) was granted twice", at: now, app: app))
+                }
+                held[app, default: [:]][id] = hasHandler
+            }
         case .submitTaskRequest(let app, let request):
             // A new request: what was said about the one it replaces does not bind it.
             if case .accepted = reply { promises[PromiseKey(app: app, identifier: request.identifier)] = nil }
@@ -284,6 +292,7 @@ extension Event {
         case .launch(let app, _), .activate(let app), .deactivate(let app), .enterBackground(let app),
             .enterForeground(let app), .resumeInBackground(let app), .didEnterBackgroundReturned(let app),
             .backgroundWakeReturned(let app), .beginAssertion(let app, _, _, _), .endAssertion(let app, _),
+            .assertionBegun(let app, _, _, _, _),
             .expirationHandlerReturned(let app, _), .terminate(let app, _), .finishLaunching(let app),
             .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
             .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),

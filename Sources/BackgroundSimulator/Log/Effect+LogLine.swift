@@ -6,6 +6,7 @@ extension Effect {
     public var logLine: String? {
         switch self {
         case .assertionDenied(_, let name, let reason): return "\"\(name)\" not granted (\(reason))"
+        case .assertionRevoked(_, let id, let reason): return "#\(id.rawValue) revoked (\(reason))"
         case .runExpirationHandler(_, let id): return "calling the expiration handler of #\(id.rawValue)"
         case .stateChanged(_, let from, let to): return "\(from) → \(to)"
         case .exit(_, let status, _): return "process exits with status \(status)"

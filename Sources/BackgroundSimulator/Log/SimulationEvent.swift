@@ -145,7 +145,7 @@ extension Effect {
     /// The app an effect concerns, if any.
     public var app: AppID? {
         switch self {
-        case .assertionDenied(let app, _, _), .runExpirationHandler(let app, _),
+        case .assertionDenied(let app, _, _), .assertionRevoked(let app, _, _), .runExpirationHandler(let app, _),
             .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app), .stateChanged(let app, _, _),
             .suspend(let app), .exit(let app, _, _), .terminate(let app, _),
             .backgroundRefreshStatusChanged(let app, _), .launch(let app, _, _), .resume(let app, _),

@@ -26,17 +26,21 @@ public final class ScenarioRun {
     ///   - checksInvariants: Whether to check the invariants after every event (the default).
     ///   - recordSystemEvents: Whether to keep every event handed to the system
     ///     (``Simulator/systemEvents``).
+    ///   - encodesMessages: Whether every event and answer crosses the encoding boundary
+    ///     (``Simulator/Configuration/encodesMessages``); `nil` leaves it to the environment.
     ///   - prepare: Runs on the simulator before anything happens: add invariants of your own.
     /// - Throws: ``ScenarioError`` if an app's manifest is not a valid one.
     public init(
         _ scenario: Scenario,
         checksInvariants: Bool = true,
         recordSystemEvents: Bool = false,
+        encodesMessages: Bool? = nil,
         prepare: (Simulator) -> Void = { _ in }
     ) throws(ScenarioError) {
         self.scenario = scenario
         var configuration = Self.configuration(of: scenario, checksInvariants: checksInvariants)
         configuration.recordsSystemEvents = recordSystemEvents
+        if let encodesMessages { configuration.encodesMessages = encodesMessages }
         self.simulator = Simulator(configuration: configuration)
         prepare(simulator)
         for (index, app) in scenario.apps.enumerated() {

@@ -1,0 +1,45 @@
+import BackgroundCore
+
+/// The app's side of "no round trip for the common case": the grant state the system last
+/// pushed, and the assertion identifiers this process allocates from it (docs/core-contract.md).
+///
+/// A transport to a system in another process answers `beginBackgroundTask` from here, at once:
+/// granted, it returns the next identifier and sends the begin one way
+/// (``Event/assertionBegun(_:_:name:origin:hasExpirationHandler:)``); denied, it calls the
+/// expiration handler and sends nothing. The system applies the same rule when the begin
+/// arrives, and revokes what it would not have granted (``Effect/assertionRevoked(_:_:reason:)``).
+package struct AppSideGrant: Sendable {
+    /// The state the system pushed last; `nil` before the first push (nothing is granted then).
+    package private(set) var pushed: GrantState?
+    /// The identifier the next granted begin takes.
+    package private(set) var next = AssertionID(rawValue: 1)
+
+    package init() {}
+
+    /// Takes a pushed state. A new incarnation allocates from the system's next identifier;
+    /// within one, allocation never goes back (begins the system has not seen yet took some).
+    package mutating func update(_ state: GrantState) {
+        if pushed?.incarnation != state.incarnation || state.nextAssertionID > next {
+            next = state.nextAssertionID
+        }
+        pushed = state
+    }
+
+    /// Decides a begin: the identifier to return, or why it is denied.
+    ///
+    /// The outstanding count is the system's to check when the begin arrives (one too many ends
+    /// the app there, as in-process), so a begin the rule would end the app for is granted here.
+    package mutating func begin(at now: Instant) -> Result<AssertionID, GrantDenial> {
+        guard let pushed else { return .failure(GrantDenial(reason: "the system has not answered this process yet")) }
+        if case .deny(let reason) = pushed.verdict(at: now, held: 0) { return .failure(GrantDenial(reason: reason)) }
+        let id = next
+        next = AssertionID(rawValue: id.rawValue + 1)
+        return .success(id)
+    }
+}
+
+/// Why the app's runtime denied a begin from the pushed state.
+package struct GrantDenial: Error, Sendable, Hashable {
+    /// The grant rule's reason, as the core would give it.
+    package let reason: String
+}
