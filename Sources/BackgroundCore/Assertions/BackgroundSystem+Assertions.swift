@@ -27,12 +27,17 @@ extension BackgroundSystem {
             effects.append(.log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")))
             return .denied(reason: reason)
         case .tooMany:
-            let explanation =
-                "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
-                + "at most \(policy.maximumOutstandingAssertions) allowed"
-            end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
+            endForTooManyAssertions(index, at: now, into: &effects)
             return nil
         }
+    }
+
+    /// One assertion over the limit: the watchdog ends the app (`0xbada5e47`).
+    private mutating func endForTooManyAssertions(_ index: Int, at now: Instant, into effects: inout [Effect]) {
+        let explanation =
+            "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
+            + "at most \(policy.maximumOutstandingAssertions) allowed"
+        end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
     }
 
     /// An assertion the app's runtime granted itself, as the event carries it.
@@ -81,10 +86,7 @@ extension BackgroundSystem {
             )
             return .denied(reason: reason)
         case .tooMany:
-            let explanation =
-                "too many background task assertions: \(apps[index].ledger.count + 1) requested, "
-                + "at most \(policy.maximumOutstandingAssertions) allowed"
-            end(index, reason: .watchdog(.tooManyAssertions), explanation: explanation, at: now, into: &effects)
+            endForTooManyAssertions(index, at: now, into: &effects)
             return nil
         }
     }
