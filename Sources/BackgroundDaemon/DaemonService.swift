@@ -45,6 +45,7 @@ public struct DaemonService: Service {
         try? await gracefulShutdown()
         logger.notice("shutting down")
         await server.stop()
+        engine.endStartedApps()
         do {
             try store.checkpoint()
         } catch {
@@ -92,6 +93,20 @@ public struct DaemonService: Service {
 }
 
 extension DaemonEngine {
+    /// Kills the app processes this daemon started (frozen ones too): a stopping daemon leaves
+    /// none of its apps behind, frozen for ever. Apps the user started are left alone.
+    public func endStartedApps() {
+        let started = state.withLock { state -> [AppID] in
+            let apps = state.started.sorted()
+            state.started.removeAll()
+            return apps
+        }
+        for app in started {
+            logger.notice("\(app): ended with the daemon")
+            processes.kill(app)
+        }
+    }
+
     /// Arms the timer at the core's next deadline (after a restore).
     public func armTimer() {
         wakeups.arm(at: state.withLock { $0.core.nextDeadline }, engine: self)
