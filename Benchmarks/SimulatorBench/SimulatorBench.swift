@@ -29,26 +29,36 @@ import Foundation
 
 @main
 struct SimulatorBench {
-    static func main() async throws {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+    static func main() throws {
+        // Synchronous, on the main thread: valgrind cannot follow an async main (dispatch parks
+        // the main thread in sigsuspend), and the simulator needs nothing asynchronous.
+        try MainActor.assumeIsolated { try run(Array(CommandLine.arguments.dropFirst())) }
+    }
+
+    @MainActor
+    static func run(_ arguments: [String]) throws {
         if arguments.first == "--write-scenario", arguments.count == 2 {
-            try await MainActor.run { try month().jsonData().write(to: URL(fileURLWithPath: arguments[1])) }
+            try month().jsonData().write(to: URL(fileURLWithPath: arguments[1]))
             print("written: \(arguments[1])")
             return
         }
         if arguments.first == "--growth", arguments.count >= 2 {
             let counts = arguments[1].split(separator: ",").compactMap { Int($0) }
             let rounds = arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
-            try await MainActor.run { try growth(counts, rounds: rounds) }
+            try growth(counts, rounds: rounds)
+            return
+        }
+        if arguments.first == "--once", arguments.count >= 3, let count = Int(arguments[1]) {
+            try once(apps: count, row: arguments[2])
             return
         }
         if arguments.first == "--memory", arguments.count >= 2, let seeds = UInt64(arguments[1]) {
             let every = arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 5000
-            await MainActor.run { memory(seeds: seeds, every: every) }
+            memory(seeds: seeds, every: every)
             return
         }
         let rounds = arguments.first.flatMap(Int.init) ?? 5
-        try await MainActor.run { try measure(rounds: rounds) }
+        try measure(rounds: rounds)
     }
 
     /// Fuzzes seeds 0..<seeds in this process and prints the resident set size every `every` seeds.
@@ -82,6 +92,7 @@ struct SimulatorBench {
     /// core replay floor, and the cost per system event, side by side.
     @MainActor
     static func growth(_ counts: [Int], rounds: Int) throws {
+        print("CPU time (CLOCK_PROCESS_CPUTIME_ID), best of \(rounds)")
         print("| apps | system events | (a) checked | (b) unchecked | (c) core replay | (a) µs/event | (c) µs/event |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for count in counts {
@@ -91,13 +102,13 @@ struct SimulatorBench {
             var replay: [Double] = []
             var events = 0
             for _ in 1...rounds {
-                var started = ContinuousClock.now
+                var started = cpuSeconds()
                 let run = try ScenarioRun(scenario)
-                checked.append((ContinuousClock.now - started).seconds)
+                checked.append(cpuSeconds() - started)
                 precondition(run.passed, "\(count) apps: \(run.failures) \(run.simulator.violations.prefix(3))")
-                started = ContinuousClock.now
+                started = cpuSeconds()
                 _ = try ScenarioRun(scenario, checksInvariants: false)
-                unchecked.append((ContinuousClock.now - started).seconds)
+                unchecked.append(cpuSeconds() - started)
                 let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
                     .systemEvents
                 events = recorded.count
@@ -112,16 +123,51 @@ struct SimulatorBench {
         }
     }
 
-    /// Replays recorded system events into a bare core; returns the seconds it took.
+    /// One run of the month with `count` apps, for a profiler (callgrind): `checked`, `unchecked`,
+    /// or `replay` (the core alone: the run's system events are recorded first, unchecked).
+    @MainActor
+    static func once(apps count: Int, row: String) throws {
+        let scenario = month(apps: count)
+        let started = cpuSeconds()
+        switch row {
+        case "checked":
+            let run = try ScenarioRun(scenario)
+            precondition(run.passed, "\(count) apps: \(run.failures) \(run.simulator.violations.prefix(3))")
+            print(
+                "\(count) apps, checked: \(run.simulator.systemEventCount) system events, \(ms(cpuSeconds() - started)) CPU"
+            )
+        case "unchecked":
+            let run = try ScenarioRun(scenario, checksInvariants: false)
+            print(
+                "\(count) apps, unchecked: \(run.simulator.systemEventCount) system events, \(ms(cpuSeconds() - started)) CPU"
+            )
+        case "replay":
+            let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
+                .systemEvents
+            print("\(count) apps, core replay: \(recorded.count) system events, \(ms(replayed(recorded)))")
+        default:
+            print("--once N checked|unchecked|replay")
+        }
+    }
+
+    /// Replays recorded system events into a bare core; returns the CPU seconds it took.
     static func replayed(_ recorded: [(at: Instant, event: Event)]) -> Double {
-        let started = ContinuousClock.now
+        let started = cpuSeconds()
         var core = BackgroundSystem(policy: .iOS, device: DeviceConditions())
         var effects: [Effect] = []
         for (at, event) in recorded {  // the month has no reboot: one system throughout
             effects.removeAll(keepingCapacity: true)
-            try? core.handle(event, at: at, into: &effects)
+            _ = try? core.handle(event, at: at, into: &effects)
         }
-        return (ContinuousClock.now - started).seconds
+        return cpuSeconds() - started
+    }
+
+    /// The CPU time this process has used, in seconds (CLOCK_PROCESS_CPUTIME_ID): time spent
+    /// preempted by other work on a loaded machine does not count.
+    static func cpuSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     @MainActor
@@ -151,7 +197,7 @@ struct SimulatorBench {
             var effects: [Effect] = []
             for (at, event) in recorded {  // the month has no reboot: one system throughout
                 effects.removeAll(keepingCapacity: true)
-                try? core.handle(event, at: at, into: &effects)
+                _ = try? core.handle(event, at: at, into: &effects)
             }
             replay.append((ContinuousClock.now - started).seconds)
             print(

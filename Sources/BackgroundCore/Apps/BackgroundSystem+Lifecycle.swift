@@ -1,5 +1,6 @@
 extension BackgroundSystem {
     /// Returns the error the event would raise in the current state, or `nil` if it is allowed.
+    /// Only the events `Event.canBeRefused` lists can get an error here: keep the two in step.
     func validate(_ event: Event) -> BackgroundSystemError? {
         func check(_ app: AppID, _ name: String, allowed: (AppLifecycleState) -> Bool) -> BackgroundSystemError? {
             let current = state(of: app)
@@ -231,5 +232,22 @@ extension AppLifecycleState {
     public var isTerminated: Bool {
         if case .terminated = self { return true }
         return false
+    }
+}
+
+extension Event {
+    /// Whether ``BackgroundSystem/validate(_:)`` can refuse the event (an illegal lifecycle
+    /// transition); every other event is accepted in any state.
+    var canBeRefused: Bool {
+        switch self {
+        case .launch, .activate, .deactivate, .enterBackground, .enterForeground, .resumeInBackground, .terminate:
+            return true
+        case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .assertionBegun, .endAssertion,
+            .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
+            .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
+            .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
+            .simulateExpiration, .restore:
+            return false
+        }
     }
 }

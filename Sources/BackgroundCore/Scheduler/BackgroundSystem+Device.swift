@@ -18,13 +18,23 @@ extension BackgroundSystem {
     }
 
     /// Posts refresh-status changes to apps whose status moved.
+    /// A device-wide setting changed: every app's status may move, so every app is looked at.
     mutating func notifyRefreshStatusChanges(from before: [BackgroundRefreshStatus], into effects: inout [Effect]) {
+        countVisits(apps.count)
         for index in apps.indices {
-            let status = backgroundRefreshStatus(of: apps[index].id)
-            let previous = index < before.count ? before[index] : .available
-            if status != previous && apps[index].state.hasProcess {
-                effects.append(.backgroundRefreshStatusChanged(apps[index].id, status))
-            }
+            notifyRefreshStatusChange(index, from: index < before.count ? before[index] : .available, into: &effects)
+        }
+    }
+
+    /// Posts the app's refresh-status change if its status moved and it has a process.
+    mutating func notifyRefreshStatusChange(
+        _ index: Int,
+        from previous: BackgroundRefreshStatus,
+        into effects: inout [Effect]
+    ) {
+        let status = backgroundRefreshStatus(of: apps[index].id)
+        if status != previous && apps[index].state.hasProcess {
+            effects.append(.backgroundRefreshStatusChanged(apps[index].id, status))
         }
     }
 }

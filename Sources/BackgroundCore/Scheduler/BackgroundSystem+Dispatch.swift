@@ -53,6 +53,7 @@ extension BackgroundSystem {
     /// Looks at an app's released requests: hands over those it may run now, returns to the
     /// queue those the device blocks again, and parks the app on whatever else holds them.
     mutating func examine(_ index: Int, at now: Instant, into effects: inout [Effect]) {
+        countVisits(1)
         if apps[index].state.isRunning && !apps[index].launchFinished {
             // Its process is still launching: requests stay pending until it finishes (and has
             // registered its handlers), then go out together.
@@ -63,7 +64,7 @@ extension BackgroundSystem {
         var deliverable: [TaskRequest] = []
         var retryAt: Instant?
         var waitsOnEvent = false
-        var waitsOnSlot = false
+        var waitsOnSlot: Slot?
         for request in apps[index].releasedRequests {
             if !DeviceGates(for: request, policy: policy.scheduling).isDisjoint(with: gatesUnmet) {
                 enqueue(index, request, into: &effects)  // blocked by the device again: back in the queue
@@ -74,7 +75,9 @@ extension BackgroundSystem {
             if unmet.isEmpty {
                 deliverable.append(request)
             } else if !untimed.isEmpty, untimed.allSatisfy({ $0 == .systemBusy || $0 == .concurrencyLimit }) {
-                waitsOnSlot = true  // looked at again when a slot frees; timed conditions are checked then
+                // Looked at again when a slot frees; timed conditions are checked then. Without
+                // a place among the apps running tasks nothing of the app can run.
+                waitsOnSlot = untimed.contains(.systemBusy) || waitsOnSlot == .app ? .app : .continued
             } else if untimed.isEmpty {
                 let at = unmet.compactMap(\.clearsAt).reduce(now, max)
                 retryAt = retryAt.map { min($0, at) } ?? at
@@ -84,7 +87,7 @@ extension BackgroundSystem {
         }
         if !deliverable.isEmpty { deliver(index, deliverable, at: now, into: &effects) }
         apps[index].parkedUntilEvent = waitsOnEvent
-        if waitsOnSlot, !slotWaiters.contains(index) { slotWaiters.append(index) }
+        if let slot = waitsOnSlot { slotLines.wait(index, for: slot) }
         if let retryAt { park(index, until: retryAt) }
     }
 
@@ -94,11 +97,26 @@ extension BackgroundSystem {
         parkedWakes.insert(ParkedWake(at: instant, app: index))
     }
 
-    /// Looks again at apps waiting for a free slot, first come first served.
+    /// Looks again at apps waiting for a free slot, first come first served, while a slot is
+    /// free: an app is looked at when the slot it waits for frees, and the others wait on
+    /// unlooked-at, so the work is proportional to the slots freed, not to the apps waiting.
     mutating func examineSlotWaiters(at now: Instant, into effects: inout [Effect]) {
-        let waiting = slotWaiters
-        slotWaiters = []
-        for index in waiting { examine(index, at: now, into: &effects) }
+        for slot in [Slot.app, .continued] {
+            // Only those waiting now: an app that waits again goes to the back, not round again.
+            var turns = slotLines.count(for: slot)
+            while turns > 0, isFree(slot), let index = slotLines.next(for: slot) {
+                turns -= 1
+                examine(index, at: now, into: &effects)
+            }
+        }
+    }
+
+    /// Whether a slot of this kind is free now.
+    func isFree(_ slot: Slot) -> Bool {
+        switch slot {
+        case .app: busyApps.count < policy.scheduling.maximumAppsRunningTasks
+        case .continued: continuedRunning < policy.scheduling.maximumConcurrentContinuedTasks
+        }
     }
 
     /// Looks again at an app parked on an event (foreground use, a switch turned on).

@@ -26,18 +26,24 @@ extension BackgroundSystem {
         at now: Instant,
         into effects: inout [Effect]
     ) {
-        let before = apps.map { backgroundRefreshStatus(of: $0.id) }
         let reasonsBefore = unmetDeviceReasons
         defer { recordDeviceChange(from: reasonsBefore, at: now, into: &effects) }
+        if case .appSwitch(let app, let on) = setting {
+            // Only this app's status can change: no other app is looked at.
+            let index = recordIndex(for: app)
+            let before = backgroundRefreshStatus(of: app)
+            apps[index].refreshSwitch = on
+            persistAppState(index, into: &effects)
+            if on { examineIfParked(index, at: now, into: &effects) }
+            notifyRefreshStatusChange(index, from: before, into: &effects)
+            return
+        }
+        let before = apps.map { backgroundRefreshStatus(of: $0.id) }
         switch setting {
         case .systemSwitch(let on): device.systemSwitch = on
         case .lowPowerMode(let on): device.lowPowerMode = on
         case .restricted(let on): device.restricted = on
-        case .appSwitch(let app, let on):
-            let index = recordIndex(for: app)
-            apps[index].refreshSwitch = on
-            persistAppState(index, into: &effects)
-            if on { examineIfParked(index, at: now, into: &effects) }
+        case .appSwitch: break  // above
         }
         notifyRefreshStatusChanges(from: before, into: &effects)
     }

@@ -67,21 +67,31 @@ extension BackgroundSystem {
         return best
     }
 
+    /// ``earliestDeadline()``, counting the apps it visits in ``appsVisited``.
+    mutating func searchDeadlines() -> (at: Instant, kind: DeadlineKind, index: Int)? {
+        countVisits(backgroundApps.count + busyApps.count)
+        return earliestDeadline()
+    }
+
+    mutating func countVisits(_ apps: Int) {
+        appsVisited &+= apps
+    }
+
     /// Processes every deadline strictly before `now`, each at its own instant, earliest first.
     mutating func runDeadlines(before now: Instant, into effects: inout [Effect]) {
-        while let due = earliestDeadline(), due.at < now {
+        while let due = searchDeadlines(), due.at < now {
             fire(due.kind, of: due.index, at: due.at, into: &effects)
         }
-        appDeadline = earliestDeadline()?.at
+        appDeadline = searchDeadlines()?.at
     }
 
     /// Processes every deadline at or before `now`, each at its own instant, earliest first,
     /// and refreshes ``nextDeadline``.
     mutating func runDeadlines(through now: Instant, into effects: inout [Effect]) {
-        while let due = earliestDeadline(), due.at <= now {
+        while let due = searchDeadlines(), due.at <= now {
             fire(due.kind, of: due.index, at: due.at, into: &effects)
         }
-        appDeadline = earliestDeadline()?.at
+        appDeadline = searchDeadlines()?.at
     }
 
     private mutating func fire(_ kind: DeadlineKind, of index: Int, at time: Instant, into effects: inout [Effect]) {

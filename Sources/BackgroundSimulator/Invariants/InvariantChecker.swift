@@ -30,6 +30,9 @@ struct InvariantChecker {
     private var callbackOutstanding: Set<AppID> = []
     private var running: [AppID: Set<TaskRunID>] = [:]
     private var debugRuns: Set<TaskRunID> = []
+    /// The apps running tasks not started by the debugger, and how many each: its `count` is
+    /// the number of busy apps, kept as runs start and end so that no event scans every app.
+    private var busyApps: [AppID: Int] = [:]
     private var promises: [PromiseKey: Promise] = [:]
 
     init(policy: SystemPolicy, enabled: Bool) {
@@ -124,11 +127,11 @@ struct InvariantChecker {
                 } else {
                     checkConditions(of: run, app: app, device: core.currentDevice, at: now)
                 }
-                running[app, default: []].insert(run.id)
+                if running[app, default: []].insert(run.id).inserted && !debugLaunch { busyApps[app, default: 0] += 1 }
             }
         case .taskFinished(let app, let id, _):
-            running[app]?.remove(id)
-            debugRuns.remove(id)
+            let wasRunning = running[app]?.remove(id) != nil
+            if debugRuns.remove(id) == nil && wasRunning { leaveBusy(app, runs: 1) }
         case .stateChanged(let app, _, .suspended):
             if let ids = held[app], !ids.isEmpty {
                 let names = ids.keys.sorted().map { "#\($0.rawValue)" }.joined(separator: ", ")
@@ -206,7 +209,14 @@ struct InvariantChecker {
         expirationDelivered[app] = nil
         for task in report.uncompletedTasks { expiredTasks.remove(task.run) }
         callbackOutstanding.remove(app)
+        leaveBusy(app, runs: busyApps[app] ?? 0)
         running[app] = nil
+    }
+
+    /// Counts `runs` of the app's ordinary (not debugger) runs as ended.
+    private mutating func leaveBusy(_ app: AppID, runs: Int) {
+        guard runs > 0, let count = busyApps[app] else { return }
+        busyApps[app] = count > runs ? count - runs : nil
     }
 
     private mutating func checkLimits(of apps: [AppID], core: BackgroundSystem, at now: Instant) {
@@ -229,7 +239,7 @@ struct InvariantChecker {
                 add(.init(.limitsHold, "background time remaining \(remaining), above the budget", at: now, app: app))
             }
         }
-        let busy = running.filter { !$0.value.subtracting(debugRuns).isEmpty }.count
+        let busy = busyApps.count
         if busy > scheduling.maximumAppsRunningTasks {
             add(
                 .init(
@@ -268,6 +278,7 @@ struct InvariantChecker {
         callbackOutstanding = []
         running = [:]
         debugRuns = []
+        busyApps = [:]
         promises = [:]
     }
 
