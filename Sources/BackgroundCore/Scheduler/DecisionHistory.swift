@@ -67,7 +67,12 @@ public struct DecisionHistory: Sendable, Hashable, Codable {
         }
         let intervals = device.isEmpty ? [DeviceConditionInterval(from: start, unmet: current)] : device
         let needs = Set(needed)
-        for (index, interval) in intervals.enumerated() {
+        // Only the intervals from the one in force at `start` to the one in force at `end`:
+        // found by bisection, so a run's waits cost in proportion to the changes it waited
+        // through, not to the whole record.
+        for index in firstInterval(overlapping: start, in: intervals)..<intervals.count {
+            let interval = intervals[index]
+            if interval.from >= end { break }
             let until = index + 1 < intervals.count ? intervals[index + 1].from : end
             let lower = max(interval.from, start)
             let upper = min(until, end)
@@ -78,5 +83,17 @@ public struct DecisionHistory: Sendable, Hashable, Codable {
         }
         return totals.map { ConditionWait(reason: $0.key, duration: $0.value) }
             .sorted { ($0.duration, $1.reason) > ($1.duration, $0.reason) }
+    }
+
+    /// The index of the last interval starting at or before `start` (0 if none does): every
+    /// interval before it ended by `start`.
+    private func firstInterval(overlapping start: Instant, in intervals: [DeviceConditionInterval]) -> Int {
+        var low = 0
+        var high = intervals.count
+        while low < high {
+            let middle = (low + high) / 2
+            if intervals[middle].from <= start { low = middle + 1 } else { high = middle }
+        }
+        return max(0, low - 1)
     }
 }
