@@ -93,14 +93,18 @@ struct SimulatorBench {
     @MainActor
     static func growth(_ counts: [Int], rounds: Int) throws {
         print("CPU time (CLOCK_PROCESS_CPUTIME_ID), best of \(rounds)")
-        print("| apps | system events | (a) checked | (b) unchecked | (c) core replay | (a) µs/event | (c) µs/event |")
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print(
+            "| apps | system events | (a) checked | (b) unchecked | (c) core replay | (a) µs/event | (c) µs/event "
+                + "| apps visited/event |"
+        )
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for count in counts {
             let scenario = month(apps: count)
             var checked: [Double] = []
             var unchecked: [Double] = []
             var replay: [Double] = []
             var events = 0
+            var visits = 0
             for _ in 1...rounds {
                 var started = cpuSeconds()
                 let run = try ScenarioRun(scenario)
@@ -112,13 +116,16 @@ struct SimulatorBench {
                 let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
                     .systemEvents
                 events = recorded.count
-                replay.append(replayed(recorded))
+                let replayRun = replayedCountingVisits(recorded)
+                replay.append(replayRun.seconds)
+                visits = replayRun.visits
             }
             let a = checked.min()!
             let c = replay.min()!
             print(
                 "| \(count) | \(events) | \(ms(a)) | \(ms(unchecked.min()!)) | \(ms(c)) | "
-                    + "\(String(format: "%.2f", a / Double(events) * 1e6)) | \(String(format: "%.2f", c / Double(events) * 1e6)) |"
+                    + "\(String(format: "%.2f", a / Double(events) * 1e6)) | \(String(format: "%.2f", c / Double(events) * 1e6)) | "
+                    + "\(String(format: "%.2f", Double(visits) / Double(events))) |"
             )
         }
     }
@@ -152,6 +159,12 @@ struct SimulatorBench {
 
     /// Replays recorded system events into a bare core; returns the CPU seconds it took.
     static func replayed(_ recorded: [(at: Instant, event: Event)]) -> Double {
+        replayedCountingVisits(recorded).seconds
+    }
+
+    /// Replays recorded system events into a bare core; returns the CPU seconds it took and the
+    /// apps the core looked at (``BackgroundSystem/appsVisited``), a count that load cannot skew.
+    static func replayedCountingVisits(_ recorded: [(at: Instant, event: Event)]) -> (seconds: Double, visits: Int) {
         let started = cpuSeconds()
         var core = BackgroundSystem(policy: .iOS, device: DeviceConditions())
         var effects: [Effect] = []
@@ -159,7 +172,7 @@ struct SimulatorBench {
             effects.removeAll(keepingCapacity: true)
             _ = try? core.handle(event, at: at, into: &effects)
         }
-        return cpuSeconds() - started
+        return (cpuSeconds() - started, core.appsVisited)
     }
 
     /// The CPU time this process has used, in seconds (CLOCK_PROCESS_CPUTIME_ID): time spent
