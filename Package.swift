@@ -30,6 +30,9 @@ let package = Package(
         // The daemon's Linux edge for app processes: spawn with an inherited socket into a cgroup,
         // freeze (cgroup v2 or SIGSTOP), kill, exit watching, /proc/locks for 0xdead10cc.
         .library(name: "BackgroundProcessControl", targets: ["BackgroundProcessControl"]),
+        // The HTTP transfer engine behind background `URLSession`s (async-http-client); only what
+        // runs transfers links it (an app in embedded mode, the daemon), never bgctl or the core.
+        .library(name: "BackgroundTransfers", targets: ["BackgroundTransfers"]),
         .executable(name: "bgctl", targets: ["bgctl"]),
         // The system as a Linux daemon: the core, the store, the apps' manifests and a Unix socket.
         .library(name: "BackgroundDaemon", targets: ["BackgroundDaemon"]),
@@ -47,8 +50,10 @@ let package = Package(
         // `swift package generate-documentation` builds the DocC catalog (CI does, so it cannot rot).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
-        // The daemon's Unix-domain socket server (BackgroundDaemon only).
+        // The daemon's Unix-domain socket server (BackgroundDaemon), the transfers' HTTP client and
+        // the transfer tests' loopback server.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -221,6 +226,39 @@ let package = Package(
             path: "examples/AppDelegateExample",
             swiftSettings: strictSettings
         ),
+        // Background transfers: resumable downloads and file uploads over async-http-client, with
+        // checkpoints in a store (Core's `TransferCheckpointStore`, which BackgroundStore implements).
+        .target(
+            name: "BackgroundTransfers",
+            dependencies: [
+                "BackgroundCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The transfer tests' loopback HTTP server (ranges, ETags, drops, slow bodies, 5xx, redirects,
+        // byte counters) and its child-process driver; not a product.
+        .target(
+            name: "TransferTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TransferTestServer",
+            swiftSettings: strictSettings
+        ),
+        // A background download in embedded mode that resumes at its next launch; the kill -9 test
+        // (BackgroundTransfersTests) runs it as a child process.
+        .executableTarget(
+            name: "TransferExample",
+            dependencies: ["BackgroundExecution", "BackgroundTransfers", "BackgroundStore"],
+            path: "examples/TransferExample",
+            swiftSettings: strictSettings
+        ),
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",
@@ -250,6 +288,14 @@ let package = Package(
                 "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundStore",
                 "BackgroundTestSupport", "bgctl", "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BackgroundTransfersTests",
+            dependencies: [
+                "BackgroundTransfers", "BackgroundExecution", "BackgroundStore", "BackgroundCore",
+                "TransferTestServer", "TransferExample",
             ],
             swiftSettings: strictSettings
         ),
@@ -325,7 +371,8 @@ let package = Package(
         .testTarget(
             name: "SeedFixtureTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundTestSupport", .product(name: "Logging", package: "swift-log"),
+                "BackgroundExecution", "BackgroundTestSupport", "BackgroundTransfers", "TransferTestServer",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
@@ -334,7 +381,7 @@ let package = Package(
         // compiles with the warnings Xcode gives for the same code, not errors.
         .testTarget(
             name: "AppCodeSwift6Tests",
-            dependencies: ["BackgroundExecution", "BackgroundCore"],
+            dependencies: ["BackgroundExecution", "BackgroundCore", "BackgroundTransfers", "TransferTestServer"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ],

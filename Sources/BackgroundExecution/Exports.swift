@@ -4,3 +4,7 @@
 // UIKit re-exports Foundation, and iOS code relies on it (DispatchQueue, Date, sleep): so do we,
 // so that replacing `import UIKit` with `import BackgroundExecution` is the only change needed.
 @_exported public import Foundation
+// FoundationNetworking holds URLRequest, HTTPURLResponse and URLSession on Linux. This module
+// declares its own URLSession family (API/URLSession), which shadows FoundationNetworking's for
+// files that import only this module; see URLSession's documentation for the one ambiguity.
+@_exported public import FoundationNetworking

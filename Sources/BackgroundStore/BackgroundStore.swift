@@ -230,9 +230,29 @@ public final class BackgroundStore: PersistentStore, Sendable {
             try writer.write { db in
                 // Its pending requests and launches go with it (ON DELETE CASCADE).
                 try db.execute(sql: "DELETE FROM apps WHERE bundle_id = ?", arguments: [app.bundleIdentifier])
+                try db.execute(sql: "DELETE FROM transfers WHERE bundle_id = ?", arguments: [app.bundleIdentifier])
             }
         } catch {
             throw StoreError(wrapping: error, as: .writeFailed, path: path, action: "cannot write to")
+        }
+    }
+
+    /// Runs `body` in one write transaction, refusing a read-only store.
+    func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        try refuseIfReadOnly()
+        do {
+            return try writer.write(body)
+        } catch {
+            throw StoreError(wrapping: error, as: .writeFailed, path: path, action: action)
+        }
+    }
+
+    /// Runs `body` on one consistent snapshot.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw StoreError(wrapping: error, as: .readFailed, path: path, action: "cannot read")
         }
     }
 

@@ -28,6 +28,9 @@ enum StoreSchema {
         migrator.registerMigration("v2: task run history, device condition intervals") { db in
             try db.execute(sql: version2)
         }
+        migrator.registerMigration("v3: background transfers' checkpoints") { db in
+            try db.execute(sql: version3)
+        }
         return migrator
     }
 
@@ -96,6 +99,21 @@ enum StoreSchema {
         CREATE TABLE device_intervals (
             from_unix_s REAL NOT NULL PRIMARY KEY,
             unmet TEXT NOT NULL
+        );
+        """
+
+    // v3: one row per background transfer not yet delivered to its app, its whole checkpoint as
+    // JSON (`TransferCheckpoint`), replaced at every checkpoint. No foreign key to `apps`: an
+    // embedded app's transfers are stored without an app row; `deleteApp` deletes them too.
+    private static let version3 = """
+        CREATE TABLE transfers (
+            bundle_id TEXT NOT NULL CHECK (length(bundle_id) > 0),
+            session TEXT NOT NULL CHECK (length(session) > 0),
+            task INTEGER NOT NULL CHECK (task > 0),
+            state TEXT NOT NULL CHECK (state IN ('waiting', 'running', 'completed')),
+            checkpoint_json TEXT NOT NULL CHECK (length(checkpoint_json) <= 4194304),
+            updated_unix_s REAL NOT NULL,
+            PRIMARY KEY (bundle_id, session, task)
         );
         """
 }

@@ -48,6 +48,14 @@ struct StoredRow {
         }
     }
 
+    /// An integer.
+    func integer(_ column: String) throws(StoreError) -> Int {
+        switch value(column).storage {
+        case .int64(let number): return Int(number)
+        default: throw invalid("\(column) is not an integer: \(value(column))")
+        }
+    }
+
     /// A finite number.
     func real(_ column: String) throws(StoreError) -> Double {
         guard let number = try optionalReal(column) else { throw invalid("\(column) is NULL") }

@@ -8,6 +8,7 @@ import Testing
 struct MigrationTests {
     static let v1 = "v1: apps, pending requests, launches"
     static let v2 = "v2: task run history, device condition intervals"
+    static let v3 = "v3: background transfers' checkpoints"
 
     @Test("Opening a file twice applies each migration once, and migration identifiers never change")
     func migrationsIdempotent() throws {
@@ -18,7 +19,7 @@ struct MigrationTests {
             let applied = try DatabaseQueue(path: path).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
             }
-            #expect(applied == [Self.v1, Self.v2])
+            #expect(applied == [Self.v1, Self.v2, Self.v3])
         }
     }
 

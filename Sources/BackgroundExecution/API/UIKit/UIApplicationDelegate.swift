@@ -32,6 +32,16 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
         _ application: UIApplication,
         performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     )
+    /// The system launched or resumed the app for the events of the background session
+    /// `identifier` (reference §5.3): keep `completionHandler`, recreate the session with that
+    /// identifier, and call the handler on the main queue from
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. (Called by the system mode's relaunch,
+    /// which is not built yet; in embedded mode the app recreates its session at launch.)
+    func application(
+        _ application: UIApplication,
+        handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping () -> Void
+    )
 }
 
 extension UIApplicationDelegate {
@@ -49,6 +59,13 @@ extension UIApplicationDelegate {
         performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {
         completionHandler(.noData)
+    }
+    public func application(
+        _ application: UIApplication,
+        handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping () -> Void
+    ) {
+        completionHandler()
     }
 }
 

@@ -1,0 +1,163 @@
+/// A background transfer as the system remembers it: what to fetch or send, and how far it got.
+///
+/// The transfer engine writes one after every checkpoint (a few MiB or a second of progress) so
+/// that a process killed at any point loses at most the bytes since the last one. Paths are
+/// relative to the app's container and are checked again when read back (a stored row is input).
+///
+/// ```swift
+/// let checkpoint = TransferCheckpoint(
+///     app: AppID("com.example.reader"), session: "com.example.reader.downloads", task: 1,
+///     kind: .download, method: "GET", url: "https://example.com/book.epub",
+///     partialFile: "Transfers/com.example.reader.downloads/1.partial")
+/// ```
+public struct TransferCheckpoint: Sendable, Hashable, Codable {
+    /// The app that owns the transfer.
+    public var app: AppID
+    /// The background session's identifier (`URLSessionConfiguration.identifier`).
+    public var session: String
+    /// The task's identifier within the session (`URLSessionTask.taskIdentifier`).
+    public var task: Int
+    /// Download or upload.
+    public var kind: TransferKind
+    /// Where the transfer is in its life.
+    public var state: TransferState
+    /// The request's method (`GET`, `POST`, `PUT`).
+    public var method: String
+    /// The request's URL; only `http` and `https` are accepted.
+    public var url: String
+    /// The request's header fields, in order.
+    public var headers: [TransferHeader]
+    /// For an upload: the file sent, relative to the app's container.
+    public var bodyFile: String?
+    /// For a download: the file being filled, relative to the app's container.
+    public var partialFile: String?
+    /// Bytes of the body received into `partialFile` and flushed to disk (downloads), or sent.
+    public var bytesDone: Int64
+    /// The body's full length when the server said it.
+    public var expectedLength: Int64?
+    /// The resource's `ETag`, sent back in `If-Range` to resume.
+    public var entityTag: String?
+    /// The resource's `Last-Modified`, sent in `If-Range` when there is no strong `ETag`.
+    public var lastModified: String?
+    /// A SHA-256 (64 hexadecimal digits) the downloaded body must have before it is delivered.
+    public var expectedSHA256: String?
+    /// The app's `taskDescription`.
+    public var taskDescription: String?
+    /// Not before this wall-clock time (seconds since 1970), from `earliestBeginDate`.
+    public var earliestBeginUnixSeconds: Double?
+    /// The outcome, once `state` is ``TransferState/completed``.
+    public var outcome: TransferOutcome?
+
+    /// Creates a checkpoint of a transfer that has not started.
+    public init(
+        app: AppID,
+        session: String,
+        task: Int,
+        kind: TransferKind,
+        state: TransferState = .waiting,
+        method: String,
+        url: String,
+        headers: [TransferHeader] = [],
+        bodyFile: String? = nil,
+        partialFile: String? = nil,
+        bytesDone: Int64 = 0,
+        expectedLength: Int64? = nil,
+        entityTag: String? = nil,
+        lastModified: String? = nil,
+        expectedSHA256: String? = nil,
+        taskDescription: String? = nil,
+        earliestBeginUnixSeconds: Double? = nil,
+        outcome: TransferOutcome? = nil
+    ) {
+        self.app = app
+        self.session = session
+        self.task = task
+        self.kind = kind
+        self.state = state
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.bodyFile = bodyFile
+        self.partialFile = partialFile
+        self.bytesDone = bytesDone
+        self.expectedLength = expectedLength
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.expectedSHA256 = expectedSHA256
+        self.taskDescription = taskDescription
+        self.earliestBeginUnixSeconds = earliestBeginUnixSeconds
+        self.outcome = outcome
+    }
+}
+
+/// What a background transfer does.
+public enum TransferKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Fetches a resource into a file (`downloadTask`).
+    case download
+    /// Sends a file as the request's body (`uploadTask(with:fromFile:)`).
+    case upload
+}
+
+/// Where a background transfer is in its life.
+public enum TransferState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Created, not started (an `earliestBeginDate` ahead, or waiting for a connection slot).
+    case waiting
+    /// Bytes are moving, or will again after a retry.
+    case running
+    /// Finished with ``TransferCheckpoint/outcome``; its events are not yet delivered to the app.
+    case completed
+}
+
+/// One header field of a request or a response.
+public struct TransferHeader: Sendable, Hashable, Codable {
+    /// The field's name, as sent.
+    public var name: String
+    /// The field's value.
+    public var value: String
+
+    /// Creates a field.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// How a transfer ended: the server's response, an error, or both.
+public struct TransferOutcome: Sendable, Hashable, Codable {
+    /// The final response's status code, when a response arrived.
+    public var statusCode: Int?
+    /// The final response's header fields.
+    public var responseHeaders: [TransferHeader]
+    /// The final URL, after redirects.
+    public var responseURL: String?
+    /// `NSURLErrorDomain`'s code when the transfer failed (`-999` cancelled, `-1001` timed out…).
+    public var errorCode: Int?
+    /// What went wrong, in one line.
+    public var errorMessage: String?
+    /// For a completed download: the body's file, relative to the app's container.
+    public var bodyFile: String?
+    /// For an upload: the response's body, at most ``TransferOutcome/maximumResponseBody`` bytes.
+    public var responseBody: [UInt8]
+
+    /// The most of an upload's response body kept for `urlSession(_:dataTask:didReceive:)`.
+    public static let maximumResponseBody = 1 << 20
+
+    /// Creates an outcome.
+    public init(
+        statusCode: Int? = nil,
+        responseHeaders: [TransferHeader] = [],
+        responseURL: String? = nil,
+        errorCode: Int? = nil,
+        errorMessage: String? = nil,
+        bodyFile: String? = nil,
+        responseBody: [UInt8] = []
+    ) {
+        self.statusCode = statusCode
+        self.responseHeaders = responseHeaders
+        self.responseURL = responseURL
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.bodyFile = bodyFile
+        self.responseBody = responseBody
+    }
+}

@@ -1,0 +1,21 @@
+/// Where background transfers' checkpoints survive a crash.
+///
+/// The core only declares the contract; `BackgroundStore` implements it with SQLite (one row
+/// per transfer, each write a transaction) and tests can use a dictionary. Every write replaces
+/// the transfer's whole row, so a process killed mid-write leaves the previous checkpoint.
+public protocol TransferCheckpointStore: Sendable {
+    /// Writes a transfer's checkpoint, replacing the one with the same app, session and task.
+    ///
+    /// - Throws: The store's error; the previous checkpoint is kept then.
+    func saveTransfer(_ checkpoint: TransferCheckpoint) throws
+
+    /// Reads every transfer of an app, ordered by session and task.
+    ///
+    /// - Throws: The store's error if it cannot be read; never an empty list instead.
+    func transfers(of app: AppID) throws -> [TransferCheckpoint]
+
+    /// Forgets a transfer (its events were delivered, or it was cancelled).
+    ///
+    /// - Throws: The store's error.
+    func removeTransfer(app: AppID, session: String, task: Int) throws
+}

@@ -1,0 +1,89 @@
+public import BackgroundCore
+import Foundation
+import GRDB
+
+/// Background transfers' checkpoints: one row per transfer, replaced at every checkpoint in its
+/// own transaction, so a process killed mid-write leaves the previous checkpoint.
+extension BackgroundStore: TransferCheckpointStore {
+    /// Writes a transfer's checkpoint, replacing the previous one.
+    ///
+    /// - Throws: ``StoreError`` with code `writeFailed`, `readOnly` or `corrupt`.
+    public func saveTransfer(_ checkpoint: TransferCheckpoint) throws(StoreError) {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
+        } catch {
+            throw StoreError(
+                code: .writeFailed,
+                path: path,
+                message: "cannot encode transfer \(checkpoint.task): \(error)"
+            )
+        }
+        try write("cannot write to") { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO transfers (bundle_id, session, task, state, checkpoint_json, updated_unix_s)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    checkpoint.app.bundleIdentifier, checkpoint.session, checkpoint.task, checkpoint.state.rawValue,
+                    json, Date().timeIntervalSince1970,
+                ]
+            )
+        }
+    }
+
+    /// Reads every transfer of an app, ordered by session and task; every row is validated.
+    ///
+    /// - Throws: ``StoreError`` with code `invalidRow` naming the row, or `readFailed`.
+    public func transfers(of app: AppID) throws(StoreError) -> [TransferCheckpoint] {
+        let path = path
+        let rows = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM transfers WHERE bundle_id = ? ORDER BY session, task",
+                arguments: [app.bundleIdentifier]
+            )
+        }
+        return try rows.map { row throws(StoreError) in
+            let stored = StoredRow(
+                row: row,
+                table: "transfers",
+                key: "bundle_id '\(app.bundleIdentifier)'",
+                path: path,
+                clock: WallClock(unixSecondsAtOrigin: 0)
+            )
+            let session = try stored.text("session")
+            let task = try stored.integer("task")
+            let checkpoint: TransferCheckpoint
+            do {
+                checkpoint = try JSONDecoder().decode(
+                    TransferCheckpoint.self,
+                    from: Data(try stored.text("checkpoint_json").utf8)
+                )
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw stored.invalid("checkpoint_json is not a transfer checkpoint")
+            }
+            guard checkpoint.app == app, checkpoint.session == session, checkpoint.task == task,
+                checkpoint.state.rawValue == (try stored.text("state"))
+            else {
+                throw stored.invalid("checkpoint_json names another transfer than its row")
+            }
+            return checkpoint
+        }
+    }
+
+    /// Forgets a transfer.
+    ///
+    /// - Throws: ``StoreError`` with code `writeFailed`, `readOnly` or `corrupt`.
+    public func removeTransfer(app: AppID, session: String, task: Int) throws(StoreError) {
+        try write("cannot write to") { db in
+            try db.execute(
+                sql: "DELETE FROM transfers WHERE bundle_id = ? AND session = ? AND task = ?",
+                arguments: [app.bundleIdentifier, session, task]
+            )
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import AsyncHTTPClient
+import BackgroundCore
+import Foundation
+import NIOCore
+import Synchronization
+
+/// What the service holds, under its lock.
+struct ServiceState: Sendable {
+    var sessions: [String: SessionState] = [:]
+    var isShutDown = false
+}
+
+/// One attached session's transfers.
+struct SessionState: Sendable {
+    var options: TransferSessionOptions
+    var events: (@Sendable (TransferEvent) -> Void)?
+    /// Every transfer not yet delivered, latest checkpoint.
+    var transfers: [Int: TransferCheckpoint] = [:]
+    var runs: [Int: Task<Void, Never>] = [:]
+    var cancelled: Set<Int> = []
+    var resumeWanted: [Int: @Sendable ([UInt8]?) -> Void] = [:]
+    /// Downloads whose partial file is named by resume data handed out: kept after delivery.
+    var keepsPartial: Set<Int> = []
+    var nextTask = 1
+}
+
+extension EmbeddedTransfers {
+    /// Checks an order and fills in the engine's part of the checkpoint (files, relative paths).
+    func prepare(_ transfer: inout TransferCheckpoint, order: TransferOrder) throws(TransferFailure) {
+        let container = configuration.container
+        if let bytes = order.resumeData {
+            let data: TransferResumeData
+            do {
+                data = try TransferResumeData.decode(bytes, app: configuration.app, container: container)
+            } catch {
+                throw .permanent(TransferFailure.unknownCode, error.description)
+            }
+            transfer.url = data.url
+            transfer.method = "GET"
+            transfer.partialFile = data.partialFile
+            transfer.bytesDone = data.bytes
+            transfer.expectedLength = data.expectedLength
+            transfer.entityTag = data.entityTag
+            transfer.lastModified = data.lastModified
+        }
+        guard TransferURL.isAllowed(transfer.url) else {
+            throw .permanent(TransferFailure.unsupportedURLCode, "only http and https URLs can be transferred")
+        }
+        switch transfer.kind {
+        case .download:
+            if transfer.partialFile == nil {
+                transfer.partialFile = Self.partialPath(session: transfer.session, task: transfer.task)
+            }
+        case .upload:
+            guard let path = order.uploadPath else {
+                throw .permanent(TransferFailure.fileDoesNotExistCode, "an upload needs a file")
+            }
+            do {
+                let relative = try container.relativePath(of: path)
+                let descriptor = try container.openForReading(relative)
+                close(descriptor)
+                transfer.bodyFile = relative
+            } catch {
+                throw .permanent(TransferFailure.fileDoesNotExistCode, error.description)
+            }
+        }
+    }
+
+    /// `Transfers/<session>/<task>.partial`, the session's identifier escaped to one plain name.
+    static func partialPath(session: String, task: Int) -> String {
+        var name = ""
+        for byte in session.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if byte < 0x80
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "._-".unicodeScalars.contains(scalar))
+            {
+                name.unicodeScalars.append(scalar)
+            } else {
+                name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        if name.isEmpty || name == "." || name == ".." { name = "%" + name }
+        return "\(TransferContainer.transfersDirectory)/\(name)/\(task).partial"
+    }
+
+    func start(_ transfer: TransferCheckpoint) {
+        state.withLock { state in
+            guard !state.isShutDown, state.sessions[transfer.session] != nil else { return }
+            state.sessions[transfer.session]?.runs[transfer.task] = Task { await self.execute(transfer) }
+        }
+    }
+
+    private func execute(_ transfer: TransferCheckpoint) async {
+        guard let options = state.withLock({ $0.sessions[transfer.session]?.options }) else { return }
+        var waited = transfer
+        if let begin = transfer.earliestBeginUnixSeconds {
+            let wait = begin - Date().timeIntervalSince1970
+            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        }
+        let session = transfer.session
+        let run = TransferRun(
+            client: Self.client(for: options, policy: configuration.policy),
+            policy: configuration.policy,
+            container: configuration.container,
+            options: options,
+            reporter: TransferRun.Reporter(
+                event: { [weak self] event in self?.emit(event, session: session) },
+                checkpoint: { [weak self] checkpoint in self?.save(checkpoint) }
+            )
+        )
+        if Task.isCancelled {
+            waited.state = .completed
+            waited.outcome = TransferOutcome(errorCode: TransferFailure.cancelledCode, errorMessage: "cancelled")
+        } else {
+            waited = await run.run(transfer)
+        }
+        complete(waited)
+    }
+
+    private func complete(_ finished: TransferCheckpoint) {
+        let (shutDown, wanted, cancelled) = state.withLock { state in
+            let session = finished.session
+            state.sessions[session]?.runs[finished.task] = nil
+            let wanted = state.sessions[session]?.resumeWanted.removeValue(forKey: finished.task)
+            let cancelled = state.sessions[session]?.cancelled.remove(finished.task) != nil
+            return (state.isShutDown, wanted, cancelled)
+        }
+        if shutDown {
+            // A clean stop is not the transfer's end: it resumes from here at the next attach.
+            var paused = finished
+            paused.state = .running
+            paused.outcome = nil
+            save(paused)
+            return
+        }
+        let failed = finished.outcome?.errorCode != nil
+        let offersResume = failed && (!cancelled || wanted != nil) && finished.bytesDone > 0
+        let resumeData = offersResume ? TransferResumeData(finished)?.encoded() : nil
+        wanted?(resumeData)
+        state.withLock { state in
+            state.sessions[finished.session]?.transfers[finished.task] = finished
+            if resumeData != nil { state.sessions[finished.session]?.keepsPartial.insert(finished.task) }
+        }
+        save(finished)
+        deliverCompletion(finished, resumeData: resumeData)
+    }
+
+    func deliverCompletion(_ finished: TransferCheckpoint, resumeData: [UInt8]?) {
+        let location = finished.outcome?.bodyFile.flatMap { try? configuration.container.absolutePath(of: $0) }
+        emit(.completed(finished, location: location, resumeData: resumeData), session: finished.session)
+    }
+
+    func emit(_ event: TransferEvent, session: String) {
+        let sink = state.withLock { $0.sessions[session]?.events }
+        sink?(event)
+    }
+
+    func save(_ transfer: TransferCheckpoint) {
+        do {
+            try configuration.store?.saveTransfer(transfer)
+        } catch {
+            configuration.logger.error("cannot checkpoint transfer \(transfer.session)#\(transfer.task): \(error)")
+        }
+    }
+
+    func storedTransfers(of session: String) -> [TransferCheckpoint] {
+        guard let store = configuration.store else { return [] }
+        do {
+            return try store.transfers(of: configuration.app).filter { $0.session == session }.sorted {
+                $0.task < $1.task
+            }
+        } catch {
+            configuration.logger.error("cannot read the stored transfers of \(session): \(error)")
+            return []
+        }
+    }
+
+    /// The process's HTTP clients, one per connection limit and request timeout, kept for the
+    /// process's life (as `HTTPClient.shared` is): a client must be shut down before it is
+    /// released, and transfers outlive any one session object.
+    private static let clients = Mutex<[ClientKey: HTTPClient]>([:])
+
+    private struct ClientKey: Hashable {
+        var connectionsPerHost: Int
+        var requestTimeoutMilliseconds: Int64
+        var maximumRedirects: Int
+    }
+
+    static func client(for options: TransferSessionOptions, policy: TransferPolicy) -> HTTPClient {
+        let timeout = Int64(max(1, min(options.requestTimeoutSeconds, 86_400)) * 1000)
+        let key = ClientKey(
+            connectionsPerHost: max(1, options.maximumConnectionsPerHost),
+            requestTimeoutMilliseconds: timeout,
+            maximumRedirects: policy.maximumRedirects
+        )
+        return clients.withLock { clients in
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: key.maximumRedirects, allowCycles: false),
+                timeout: .init(connect: .milliseconds(timeout), read: .milliseconds(timeout)),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: key.connectionsPerHost
+                )
+            )
+            configuration.httpVersion = .http1Only
+            configuration.decompression = .disabled
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

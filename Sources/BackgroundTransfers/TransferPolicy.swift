@@ -1,0 +1,39 @@
+/// The numbers the transfer engine works by: retries, checkpoints and bounds.
+///
+/// ```swift
+/// var policy = TransferPolicy()
+/// policy.initialBackoff = .milliseconds(10)   // a test's loopback server fails fast
+/// ```
+public struct TransferPolicy: Sendable, Hashable {
+    /// The wait before the first retry of a transient failure (a reset, a timeout, a 5xx);
+    /// it doubles for each further retry, up to ``maximumBackoff``.
+    public var initialBackoff: Duration = .seconds(1)
+    /// The longest wait between two attempts.
+    public var maximumBackoff: Duration = .seconds(60)
+    /// The most attempts one transfer makes, within its resource timeout; also the most times a
+    /// download starts over because the resource changed or the server ignored its range.
+    public var maximumAttempts: Int = 12
+    /// A checkpoint is written after at least this many new bytes…
+    public var checkpointBytes: Int64 = 4 << 20
+    /// …or after this long, whichever comes first (with at least one new byte).
+    public var checkpointInterval: Duration = .seconds(1)
+    /// The most header fields a response may have.
+    public var maximumHeaderFields: Int = 100
+    /// The most bytes a response's header fields may take, names and values together.
+    public var maximumHeaderBytes: Int = 64 << 10
+    /// The most redirects one request follows (Apple's: 16).
+    public var maximumRedirects: Int = 16
+    /// The size of the chunks an upload reads from its file.
+    public var uploadChunkBytes: Int = 64 << 10
+
+    /// Creates the default policy.
+    public init() {}
+
+    /// The wait before attempt number `attempt` (2 for the first retry).
+    public func backoff(beforeAttempt attempt: Int) -> Duration {
+        guard attempt > 1 else { return .zero }
+        var delay = initialBackoff
+        for _ in 2..<min(attempt, 40) where delay < maximumBackoff { delay *= 2 }
+        return min(delay, maximumBackoff)
+    }
+}

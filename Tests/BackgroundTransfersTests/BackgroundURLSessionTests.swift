@@ -1,0 +1,194 @@
+import BackgroundExecution
+import BackgroundTransfers
+import Synchronization
+import Testing
+import TransferTestServer
+
+/// A delegate written as apps write one, recording what it is told, and whether the downloaded
+/// file existed while `didFinishDownloadingTo` ran.
+final class RecordingDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate, @unchecked Sendable {
+    let log = Mutex<[String]>([])
+    let body = Mutex<[UInt8]?>(nil)
+    let location = Mutex<URL?>(nil)
+    let finished = AsyncStream<Void>.makeStream()
+
+    func urlSession(
+        _ session: URLSession,
+        downloadTask: URLSessionDownloadTask,
+        didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        log.withLock { if $0.last != "didWriteData" { $0.append("didWriteData") } }
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        let status = (downloadTask.response as? HTTPURLResponse)?.statusCode ?? 0
+        log.withLock { $0.append("didFinishDownloadingTo \(status)") }
+        body.withLock { $0 = (try? Data(contentsOf: location)).map { [UInt8]($0) } }
+        self.location.withLock { $0 = location }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        log.withLock { $0.append("didReceive \(data.count)") }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let code = (error as? URLError)?.errorCode
+        log.withLock { $0.append("didCompleteWithError \(code.map(String.init) ?? "nil")") }
+    }
+
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+        log.withLock { $0.append("urlSessionDidFinishEvents") }
+        finished.continuation.yield()
+    }
+
+    func waitForEvents() async {
+        var iterator = finished.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+}
+
+@Suite("Background URLSession in embedded mode", .serialized)
+struct BackgroundURLSessionTests {
+    private func session(
+        _ harness: TransferHarness,
+        _ delegate: RecordingDelegate,
+        identifier: String = TransferHarness.session
+    ) -> URLSession {
+        withBootstrapLock {
+            URLSession.bootstrap(harness.transfers)
+            defer { URLSession.bootstrap(nil) }
+            return URLSession(
+                configuration: .background(withIdentifier: identifier),
+                delegate: delegate,
+                delegateQueue: nil
+            )
+        }
+    }
+
+    @Test("events come in Apple's order, and the file exists until didFinishDownloadingTo returns")
+    func eventOrder() async throws {
+        let harness = try await TransferHarness()
+        let route = LoopbackRoute(size: 200_000)
+        harness.server.set("/file", route)
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "order")
+        // swift-format-ignore: NeverForceUnwrap
+        let task = session.downloadTask(with: URL(string: harness.server.url("/file"))!)
+        task.taskDescription = "book"
+        task.resume()
+        await delegate.waitForEvents()
+        #expect(
+            delegate.log.withLock { $0 } == [
+                "didWriteData", "didFinishDownloadingTo 200", "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            ]
+        )
+        #expect(delegate.body.withLock { $0 }.map(TransferHarness.sha256) == TransferHarness.sha256(route.body()))
+        let location = try #require(delegate.location.withLock { $0 })
+        #expect(!FileManager.default.fileExists(atPath: location.path))  // removed once delivered
+        #expect(task.state == .completed)
+        #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(task.countOfBytesReceived == 200_000)
+        await harness.stop()
+    }
+
+    @Test("a 404 download finishes with its response and completes without an error, as on iOS")
+    func notFound() async throws {
+        let harness = try await TransferHarness()
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "missing")
+        // swift-format-ignore: NeverForceUnwrap
+        session.downloadTask(with: URL(string: harness.server.url("/missing"))!).resume()
+        await delegate.waitForEvents()
+        #expect(
+            delegate.log.withLock { $0 } == [
+                "didWriteData", "didFinishDownloadingTo 404", "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            ]
+        )
+        await harness.stop()
+    }
+
+    @Test("cancel(byProducingResumeData:) hands back resume data that downloadTask(withResumeData:) finishes")
+    func cancelAndResume() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 400_000)
+        route.slowChunk = (bytes: 16_000, pauseMilliseconds: 10)
+        harness.server.set("/slow", route)
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "resume")
+        // swift-format-ignore: NeverForceUnwrap
+        let task = session.downloadTask(with: URL(string: harness.server.url("/slow"))!)
+        task.resume()
+        while harness.server.counters("/slow").bytesSent < 100_000 { try await Task.sleep(for: .milliseconds(5)) }
+        let data = try #require(await task.cancelByProducingResumeData())
+        await delegate.waitForEvents()
+        #expect(delegate.log.withLock { $0 }.suffix(2) == ["didCompleteWithError -999", "urlSessionDidFinishEvents"])
+        harness.server.change("/slow") { $0.slowChunk = nil }
+        delegate.log.withLock { $0 = [] }
+        session.downloadTask(withResumeData: data).resume()
+        await delegate.waitForEvents()
+        #expect(delegate.body.withLock { $0 }.map(TransferHarness.sha256) == TransferHarness.sha256(route.body()))
+        let starts = harness.server.counters("/slow").rangeStarts
+        #expect(starts.count == 1 && starts[0] >= 100_000 - 16_000)
+        await harness.stop()
+    }
+
+    @Test("an upload from a file delivers the response body, then completes")
+    func upload() async throws {
+        let harness = try await TransferHarness()
+        harness.server.set("/upload", LoopbackRoute(size: 0))
+        let file = try harness.makeFile("Library/upload.bin", size: 10_000)
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "upload")
+        // swift-format-ignore: NeverForceUnwrap
+        var request = URLRequest(url: URL(string: harness.server.url("/upload"))!)
+        request.httpMethod = "POST"
+        session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file)).resume()
+        await delegate.waitForEvents()
+        #expect(
+            delegate.log.withLock { $0 } == [
+                "didReceive 14", "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            ]
+        )
+        await harness.stop()
+    }
+
+    @Test("completion handlers on a background session fail with Apple's message")
+    @MainActor
+    func completionHandlersRefused() async throws {
+        let harness = try await TransferHarness()
+        let faults = Mutex<[String]>([])
+        BackgroundFault.hook = { fault in faults.withLock { $0.append(fault.message) } }
+        defer { BackgroundFault.hook = nil }
+        let session = session(harness, RecordingDelegate(), identifier: "handlers")
+        // swift-format-ignore: NeverForceUnwrap
+        let url = URL(string: harness.server.url("/x"))!
+        _ = session.dataTask(with: url) { _, _, _ in }
+        _ = session.downloadTask(with: url) { _, _, _ in }
+        _ = session.uploadTask(with: URLRequest(url: url), fromFile: url) { _, _, _ in }
+        _ = try? await session.data(from: url)
+        _ = session.uploadTask(with: URLRequest(url: url), from: Data())
+        #expect(
+            faults.withLock { $0 } == Array(repeating: URLSession.backgroundCompletionHandlerMessage, count: 4)
+                + ["Upload tasks from NSData are not supported in background sessions."]
+        )
+        #expect(
+            URLSession.backgroundCompletionHandlerMessage
+                == "Completion handler blocks are not supported in background sessions. Use a delegate instead."
+        )
+        await harness.stop()
+    }
+
+    @Test("URLSession.shared still works beside background sessions (FoundationNetworking's engine)")
+    func sharedSession() async throws {
+        let harness = try await TransferHarness()
+        let route = LoopbackRoute(size: 3_000)
+        harness.server.set("/plain", route)
+        // swift-format-ignore: NeverForceUnwrap
+        let (data, response) = try await URLSession.shared.data(from: URL(string: harness.server.url("/plain"))!)
+        #expect([UInt8](data) == route.body())
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        await harness.stop()
+    }
+}

@@ -1,0 +1,87 @@
+import BackgroundCore
+import BackgroundStore
+import BackgroundTransfers
+import Foundation
+import Testing
+import TransferTestServer
+
+/// Embedded mode across a crash: `examples/TransferExample` downloads in a child process, is
+/// killed with SIGKILL mid-download, and a relaunch (which recreates the session with the same
+/// identifier) completes the download from the last checkpoint. On the real clock: a few seconds.
+@Suite("kill -9 mid-download, then the next launch resumes")
+struct KillAndResumeTests {
+    static var example: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("TransferExample")
+    }
+
+    @Test("nothing before the last checkpoint is sent again, and the body's SHA-256 matches")
+    func killedAndRelaunched() async throws {
+        let server = try await LoopbackServer.start()
+        var route = LoopbackRoute(size: 8 << 20)
+        // The first answer stops after 6 MiB (connection open): the kill lands mid-body, after the
+        // 4 MiB checkpoint, however loaded the machine.
+        route.stallAfterBytes = 6 << 20
+        server.set("/big", route)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = [server.url("/big"), directory + "/Container", directory + "/store.sqlite"]
+
+        let first = try launch(arguments)
+        let store = try await waitForStore(directory + "/store.sqlite")
+        var checkpoint: Int64 = 0
+        for _ in 0..<3000 where checkpoint < 4 << 20 {
+            try await Task.sleep(for: .milliseconds(5))
+            checkpoint = try store.transfers(of: AppID("com.example.transfers")).first?.bytesDone ?? 0
+        }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal)
+        let last = try #require(try store.transfers(of: AppID("com.example.transfers")).first)
+        #expect(last.bytesDone >= 4 << 20 && last.bytesDone < route.size, "killed mid-download")
+
+        let second = try launch(arguments)
+        let output = try await readAll(second)
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("progress") }
+        #expect(lines.first == "resumed \(last.bytesDone)")
+        var hash = SHA256()
+        hash.update(route.body())
+        #expect(lines.dropFirst().first == "finished \(route.size) \(hash.hexDigest())")
+        #expect(lines.last == "completed")
+        let counters = server.counters("/big")
+        #expect(counters.rangeStarts == [last.bytesDone])  // resumed exactly at the last checkpoint
+        #expect(counters.bytesPerAnswer.last == route.size - last.bytesDone)  // the relaunch's only answer
+        #expect(try store.transfers(of: AppID("com.example.transfers")).isEmpty)
+        try await server.shutdown()
+    }
+
+    private func launch(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.example
+        process.arguments = arguments
+        process.standardOutput = Pipe()
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    private func waitForStore(_ path: String) async throws -> BackgroundStore {
+        for _ in 0..<2000 {
+            if FileManager.default.fileExists(atPath: path), let store = try? BackgroundStore.openForReading(path: path)
+            {
+                return store
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw CancellationError()
+    }
+
+    private func readAll(_ process: Process) async throws -> String {
+        // swift-format-ignore: NeverForceUnwrap
+        let handle = (process.standardOutput as! Pipe).fileHandleForReading
+        return try await Task.detached { String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self) }.value
+    }
+}
