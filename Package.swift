@@ -259,6 +259,13 @@ let package = Package(
             path: "examples/TransferExample",
             swiftSettings: strictSettings
         ),
+        // Transfers side by side with curl on the loopback server (BENCHMARKS.md); not a product.
+        .executableTarget(
+            name: "TransferBench",
+            dependencies: ["BackgroundTransfers", "BackgroundStore", "BackgroundCore", "TransferTestServer"],
+            path: "Benchmarks/TransferBench",
+            swiftSettings: strictSettings
+        ),
         // Helpers shared by the test targets (a seeded generator); not a product.
         .target(
             name: "BackgroundTestSupport",

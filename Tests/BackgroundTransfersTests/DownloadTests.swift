@@ -157,23 +157,30 @@ struct DownloadTests {
         await harness.stop()
     }
 
-    @Test("progress is checkpointed to the store while a slow body arrives")
+    @Test("progress is checkpointed to the store while the body arrives; a delivered transfer is forgotten")
     func checkpointsWhileRunning() async throws {
         let harness = try await TransferHarness()
         var route = LoopbackRoute(size: 600_000)
-        route.slowChunk = (bytes: 16_000, pauseMilliseconds: 20)  // 0.75 s in all
+        route.stallAfterBytes = 300_000  // the answer stops there, the connection open
         harness.server.set("/slow", route)
         let task = harness.download("/slow")
         var stored: Int64 = 0
-        for _ in 0..<5000 where stored < 200_000 {
+        for _ in 0..<20_000 where stored < 200_000 {
             try await Task.sleep(for: .milliseconds(2))
             stored = try harness.store.transfers(of: TransferHarness.app).first { $0.task == task }?.bytesDone ?? 0
         }
-        #expect(stored >= 200_000)
+        #expect(stored >= 200_000 && stored <= 300_000)  // checkpoints every 64 KiB here
         let partial = try #require(try harness.store.transfers(of: TransferHarness.app).first?.partialFile)
         #expect((harness.container.size(of: partial) ?? 0) >= stored)
-        _ = await harness.completion(of: task)
+        harness.transfers.cancel(
+            app: TransferHarness.app,
+            session: TransferHarness.session,
+            task: task,
+            resumeData: nil
+        )
+        #expect(await harness.completion(of: task).outcome.errorCode == -999)
         #expect(try harness.store.transfers(of: TransferHarness.app).isEmpty)  // delivered: forgotten
+        #expect(harness.container.size(of: partial) == nil)  // and its file removed
         await harness.stop()
     }
 }

@@ -185,7 +185,7 @@ struct BodyWriter: @unchecked Sendable {
         if let stallAt, offset >= stallAt { return }
         guard offset < end else { return handler.finish(context: context, closing: closesAfter) }
         let chunk = Int64(route.slowChunk?.bytes ?? 256 << 10)
-        let count = min(chunk, end - offset)
+        let count = min(chunk, end - offset, (stallAt ?? end) - offset)
         var buffer = context.channel.allocator.buffer(capacity: Int(count))
         var position = offset
         while position < offset + count {
