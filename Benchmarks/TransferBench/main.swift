@@ -70,7 +70,7 @@ case "serve":
         server.set("/small/\(index)", LoopbackRoute(size: 1024))
     }
     var stalled = LoopbackRoute(size: Int64(arguments[3]) ?? (1 << 30))
-    stalled.stallAfterBytes = 64 << 20
+    stalled.stallAtOffset = 64 << 20
     server.set("/stall", stalled)
     print("listening \(server.port)")
     while true { try await Task.sleep(for: .seconds(3600)) }

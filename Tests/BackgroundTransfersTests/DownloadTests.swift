@@ -161,7 +161,7 @@ struct DownloadTests {
     func checkpointsWhileRunning() async throws {
         let harness = try await TransferHarness()
         var route = LoopbackRoute(size: 600_000)
-        route.stallAfterBytes = 300_000  // the answer stops there, the connection open
+        route.stallAtOffset = 300_000  // answers stop there, the connection open
         harness.server.set("/slow", route)
         let task = harness.download("/slow")
         var stored: Int64 = 0

@@ -114,10 +114,6 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
         var length = route.size - start
         if case .lengthLongerThanBody(let by) = route.lie { length += by }
         headers.add(name: "Content-Length", value: "\(length)")
-        let stall: Int64? = server.state.withLock { state in
-            defer { state.routes[path]?.stallAfterBytes = nil }
-            return route.stallAfterBytes
-        }
         let drop: Int64? = server.state.withLock { state in
             guard let after = route.dropAfterBytes, route.drops > 0 else { return nil }
             state.routes[path]?.drops -= 1
@@ -131,7 +127,7 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
         let end = min(route.size, drop.map { start + $0 } ?? route.size)
         let cut = drop != nil || route.lie.map { if case .lengthLongerThanBody = $0 { true } else { false } } == true
         var writer = BodyWriter(handler: self, context: context, route: route, end: end, closesAfter: cut)
-        writer.stallAt = stall.map { start + $0 }
+        writer.stallAt = route.stallAtOffset
         writer.write(from: start)
     }
 

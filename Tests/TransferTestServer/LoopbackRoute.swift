@@ -30,9 +30,10 @@ public struct LoopbackRoute: Sendable {
     public var dropAfterBytes: Int64?
     /// How many responses are cut by ``dropAfterBytes``.
     public var drops = 1
-    /// Stop sending (keeping the connection open) after this many body bytes, in the next answer
-    /// only: a client that is then killed was killed mid-body, however loaded the machine.
-    public var stallAfterBytes: Int64?
+    /// Every answer stops sending when it reaches this body offset, keeping its connection open,
+    /// until the route changes: a client killed meanwhile was killed mid-body, and a client that
+    /// times out and retries gets no further, however loaded the machine.
+    public var stallAtOffset: Int64?
     /// Whether the resource changes (its version goes up) each time a response is cut.
     public var changesWhenDropped = false
     /// Send the body in chunks of this size with this pause between them (milliseconds).
