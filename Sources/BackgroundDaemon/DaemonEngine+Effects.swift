@@ -105,7 +105,8 @@ extension DaemonEngine {
                 processName: report.app.bundleIdentifier,
                 wallClockTime: ISO8601DateFormatter().string(from: date)
             )
-            try directory.writeAtomically(base + ".txt", Array(report.renderText(process: process).utf8))
+            let text = report.renderText(process: process) + heldLocksSection(for: report, in: &state)
+            try directory.writeAtomically(base + ".txt", Array(text.utf8))
             try directory.writeAtomically(base + ".json", Array(try EmbeddedSystem.json(for: report, date: date)))
             state.reportsWritten.append(base)
             logger.notice("\(report.app): termination report \(ControlCharacters.escaped(path))/\(base).{txt,json}")

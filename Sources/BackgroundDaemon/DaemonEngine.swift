@@ -74,6 +74,9 @@ public final class DaemonEngine: Sendable {
         var unsaved: [StoreChange] = []
         var buffer: [Effect] = []
         var reportsWritten: [String] = []
+        /// The locks each app was found holding in a shared container when it was to be frozen,
+        /// for its `0xdead10cc` report (see `DaemonEngine+SharedLocks.swift`).
+        var locksAtSuspension: [AppID: [String]] = [:]
         var launchesFailed = 0
         var eventsHandled = 0
     }

@@ -22,6 +22,8 @@ public final class SpawnedAppProcesses: AppProcesses {
         var engine: DaemonEngine?
         var processes: [AppID: AppProcess] = [:]
         var incarnations: [AppID: Incarnation] = [:]
+        /// The manifest's `SharedContainers` of each app: where a lock held at a freeze is `0xdead10cc`.
+        var sharedContainers: [AppID: [String]] = [:]
         var chain: Task<Void, Never>?
         var watcher: Task<Void, Never>?
     }
@@ -92,6 +94,7 @@ public final class SpawnedAppProcesses: AppProcesses {
         let engine = table.withLock { table -> DaemonEngine? in
             table.processes[app.id] = process
             table.incarnations[app.id] = incarnation
+            table.sharedContainers[app.id] = command.sharedContainers
             return table.engine
         }
         guard let engine else {
@@ -123,8 +126,19 @@ public final class SpawnedAppProcesses: AppProcesses {
         }
     }
 
+    /// Freezes the app's processes, unless they hold a lock on a file in one of its shared
+    /// containers: then the engine is told (``DaemonEngine/suspendedHoldingLocks(_:_:)``), which
+    /// ends the app with `0xdead10cc` through the core, and the app is not frozen.
     public func freeze(_ app: AppID) {
+        let (shared, engine) = table.withLock { ($0.sharedContainers[app] ?? [], $0.engine) }
         inOrder(app) { controller, process in
+            if !shared.isEmpty, let engine {
+                let locks = try controller.locksHeld(by: process, under: shared)
+                if !locks.isEmpty {
+                    engine.suspendedHoldingLocks(app, locks.map(\.description))
+                    return "not frozen: it holds \(locks.count) lock(s) in its shared containers"
+                }
+            }
             let took = try await controller.freeze(process)
             return "frozen in \(took)"
         }
@@ -177,6 +191,7 @@ public final class SpawnedAppProcesses: AppProcesses {
             guard let (app, _) = table.processes.first(where: { $0.value == exit.process }) else { return nil }
             table.processes[app] = nil
             table.incarnations[app] = nil
+            table.sharedContainers[app] = nil
             return (app, table.engine)
         }
         guard let (app, engine) = found, let engine else { return }

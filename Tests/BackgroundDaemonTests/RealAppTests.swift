@@ -24,7 +24,8 @@ struct RealAppTests {
         }
     }
 
-    /// Starts a daemon with the worker and the leaky app installed; `body` runs on a thread.
+    /// Starts a daemon with the worker, the leaky app and the two lock holders of
+    /// `SharedLockTests` installed; `body` runs on a thread.
     static func withDaemon<Seen: Sendable>(_ body: @escaping @Sendable (Daemon) throws -> Seen) async throws -> Seen {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -44,7 +45,17 @@ struct RealAppTests {
             "CFBundleIdentifier": "com.example.leaky",
             "BackgroundLaunch": ["Arguments": [app, "leak", "Nightly export"]],
         ]
-        let state = try directory.daemonState(manifests: ["worker.json": worker, "leaky.json": leaky])
+        var manifests: [String: [String: Any]] = ["worker.json": worker, "leaky.json": leaky]
+        let group = directory.path + "/state/group"
+        for (name, file) in [("locker", group + "/notes.db"), ("private", directory.path + "/state/private.db")] {
+            // Both share state/group; the locker locks a file in it, the private one outside it.
+            manifests[name + ".json"] = [
+                "CFBundleIdentifier": "com.example.\(name)",
+                "BackgroundLaunch": ["Arguments": [app, "lock", file], "SharedContainers": [group]],
+            ]
+        }
+        let state = try directory.daemonState(manifests: manifests)
+        try FileManager.default.createDirectory(atPath: group, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = builtExecutable("backgroundd")
         process.arguments = ["--state-dir", state, "--background-time", "2", "--log-level", "error"]

@@ -10,6 +10,7 @@
 //   submit <identifier>     submit a processing request with no earliest date
 //   later <s> <identifier>  submit a processing request due in <s> seconds (boot clock)
 //   leak <name>             begin a background task and never end it
+//   lock <path>             open <path> (created if missing) and hold an exclusive flock on it
 //   exit                    exit 0 once the arguments before it are answered
 //   user:<step>             <step> only when launched by the user (BACKGROUND_LAUNCH_REASON=user)
 //
@@ -156,6 +157,12 @@ while !steps.isEmpty {
         let due = Instant(offset: .seconds(Int64(now.tv_sec) + seconds))
         send(.submitTaskRequest(app, TaskRequest(identifier: argument(), kind: .processing, earliestBegin: due)))
     case "leak": send(.beginAssertion(app, name: argument(), origin: CallSite(), hasExpirationHandler: true))
+    case "lock":
+        let path = argument()
+        let descriptor = open(path, O_RDWR | O_CREAT, 0o600)  // kept open: the lock stays held
+        guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else { fail("lock \(path): errno \(errno)") }
+        note("locked \(path)")
+        continue  // nothing was sent: no answer to wait for
     case "exit":
         exit(0)
     default: fail("unknown step \(step)")

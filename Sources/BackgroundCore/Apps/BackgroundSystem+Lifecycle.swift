@@ -139,6 +139,7 @@ extension BackgroundSystem {
         case .userForceQuit: explanation = "the user removed the app from the app switcher"
         case .systemReclaimed: explanation = "the system reclaimed the suspended app"
         case .exited(let status): explanation = "the process exited with status \(status)"
+        case .watchdog(.deadlock): explanation = "suspended while holding a file lock in a shared container"
         case .watchdog: explanation = "ended by the watchdog"
         }
         // No background launches until the user opens it again (set before the process ends, so
