@@ -78,18 +78,39 @@ public final class BackgroundExecutionService: Service, Sendable {
     public func run() async throws {
         let system = self.system
         let ending = self.ending
-        let report = await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await ending.wait()
-            } onGracefulShutdown: {
-                system.moveToBackground()
+        // Cancellation is watched by a child task, not by `withTaskCancellationHandler`: the
+        // runtime may call an `onCancel` closure more than once (swiftlang/swift#80161), and a
+        // second call from the group's escalation, racing this function's return, read a freed
+        // context (a crash seen in full test runs under load). A child task's sleep ends when the
+        // service is cancelled, and everything it touches is its own.
+        let report: TerminationReport?? = await withTaskGroup(of: TerminationReport??.self) { group in
+            group.addTask {
+                await withGracefulShutdownHandler {
+                    await ending.wait()
+                } onGracefulShutdown: {
+                    system.moveToBackground()
+                }
             }
-        } onCancel: {
-            // The group's escalation: end the app now, reporting what was still held.
-            _ = try? system.send(.terminate(system.app, .userForceQuit))
-            ending.cancel()
+            group.addTask {
+                // Wakes only on cancellation: the group's escalation, or this run being over.
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                guard !ending.isSettled else { return .none }
+                // The group's escalation: end the app now, reporting what was still held.
+                _ = try? system.send(.terminate(system.app, .userForceQuit))
+                ending.cancel()
+                return .none
+            }
+            var first: TerminationReport?? = .none
+            while let next = await group.next() {
+                if case .some = next {
+                    first = next
+                    break
+                }
+            }
+            group.cancelAll()
+            return first
         }
-        guard let report else { throw CancellationError() }
+        guard case .some(let settled) = report, let report = settled else { throw CancellationError() }
         if !report.isClean { throw Terminated(report: report) }
     }
 }
@@ -108,6 +129,9 @@ final class Ending: Sendable {
 
     /// Resumes every waiter with nil, unless the app already ended.
     func cancel() { settle(nil) }
+
+    /// Whether the app's end (or a cancellation) has been recorded.
+    var isSettled: Bool { state.withLock { $0.outcome != nil } }
 
     /// Waits for the end: its report, or nil if cancelled first.
     func wait() async -> TerminationReport? {
