@@ -48,6 +48,9 @@ extension DaemonEngine {
             publishLogLine(line, in: state, outbox: &outbox)
         case .fault(let app, let message):
             logger.warning("\(app): fault: \(ControlCharacters.escaped(message))")
+        case .modeChanged(let app, let mode, let held):
+            // The core never suspends an app while it holds a mode, so the freezer follows `.suspend`.
+            logger.info("\(app): '\(mode)' \(held ? "held" : "ended")")
         case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
             .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .runTasks, .expireTask, .persist:

@@ -15,10 +15,11 @@ extension Event {
             .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
             .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),
             .setMinimumBackgroundFetchInterval(let app, _), .simulateLaunch(let app, _),
-            .simulateExpiration(let app, _):
+            .simulateExpiration(let app, _), .beginModeActivity(let app, _), .endModeActivity(let app, _):
             return app
         case .launch, .activate, .deactivate, .enterBackground, .enterForeground, .resumeInBackground, .terminate,
-            .setBackgroundRefresh, .tick, .install, .userCancelledTask, .setDevice, .restore:
+            .setBackgroundRefresh, .tick, .install, .userCancelledTask, .setDevice, .restore,
+            .remoteNotification:  // a push agent's, never an app's own
             return nil
         }
     }
@@ -35,7 +36,7 @@ extension Effect {
             .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .launch(let app, _, _),
             .resume(let app, _), .exit(let app, _, _), .terminate(let app, _):
             return app
-        case .suspend, .scheduleWakeup, .cancelWakeup, .log, .taskFinished, .persist:
+        case .suspend, .scheduleWakeup, .cancelWakeup, .log, .taskFinished, .persist, .modeChanged:
             return nil
         }
     }

@@ -129,6 +129,20 @@ final class SimulatedConnection: SystemConnection, RuntimeHost {
         }
     }
 
+    func beginModeActivity(_ mode: BackgroundMode) -> Reply {
+        onSimulator { simulator, process in
+            guard process.isAlive else { return .modeNotHeld(mode, reason: "the process has ended") }
+            return simulator.send(.beginModeActivity(process.app, mode))
+                ?? .modeNotHeld(mode, reason: "the device is off")
+        }
+    }
+
+    func endModeActivity(_ mode: BackgroundMode) {
+        onSimulator { simulator, process in
+            simulator.fromApp(process) { .endModeActivity(process.app, mode) }
+        }
+    }
+
     var supportsBackgroundGPU: Bool {
         onSimulator { simulator, _ in simulator.configuration.policy.scheduling.supportsBackgroundGPU }
     }

@@ -47,8 +47,8 @@ extension Simulator {
             .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .expireTask:
             break  // the app runtime's
-        case .log, .scheduleWakeup, .cancelWakeup, .persist:
-            break  // bookkeeping
+        case .log, .scheduleWakeup, .cancelWakeup, .persist, .modeChanged:
+            break  // bookkeeping (the timeline reads modes from the recorded effects)
         }
         // The app's own part, by the runtime users run (the process may have just ended).
         if let app = effect.app, let process = processes[app] {

@@ -23,7 +23,7 @@ struct ExampleScenarioTests {
     func examplesArePresent() {
         let expected = [
             "force-quit.json", "leaked-assertion.json", "low-battery-day.json", "news-refresh-day.json",
-            "overnight-db-cleanup.json", "photo-upload-on-save.json",
+            "overnight-db-cleanup.json", "photo-upload-on-save.json", "modes-and-silent-pushes.json",
         ]
         #expect(Set(expected).isSubset(of: Examples.names), "found \(Examples.names)")
     }
@@ -45,6 +45,40 @@ struct ExampleScenarioTests {
     }
 
     // MARK: The stories
+
+    @Test(
+        "Modes and pushes: audio keeps the podcast app running 45 min, undeclared location does not, 3 pushes an hour"
+    )
+    func modesAndSilentPushes() throws {
+        let run = try Examples.run("modes-and-silent-pushes.json")
+        let simulator = run.simulator
+        let podcasts = AppID("com.example.podcasts")
+        let left = try #require(simulator.firstEvent { Self.entersBackground($0, podcasts) })
+        let suspended = try #require(
+            simulator.firstEvent { Self.changes($0, podcasts, from: .background, to: .suspended) }
+        )
+        #expect(left.at == (try Examples.instant("07:05", in: run)))
+        #expect(suspended.at == (try Examples.instant("07:47", in: run)), "suspended when playback ends, not at 30 s")
+
+        let tracker = AppID("com.example.tracker")
+        let trackerLeft = try #require(simulator.firstEvent { Self.entersBackground($0, tracker) })
+        let trackerSuspended = try #require(
+            simulator.firstEvent { Self.changes($0, tracker, from: .background, to: .suspended) }
+        )
+        #expect(trackerSuspended.at == trackerLeft.at, "undeclared location keeps nothing running")
+
+        let chat = AppID("com.example.chat")
+        let starts = simulator.taskRuns(of: chat).map(\.run.startedAt)
+        let expected = try ["08:00", "08:10", "08:20", "09:00"].map { try Examples.instant($0, in: run) }
+        #expect(starts == expected, "the fourth push waits for the hour; the fifth replaced it")
+
+        let timeline = TimelineDocument(simulator: simulator, title: "modes")
+        let lane = try #require(timeline.apps.first { $0.id == podcasts.bundleIdentifier }?.modes)
+        #expect(lane.map(\.label) == ["audio"])
+        #expect(lane.first.map { $0.end - $0.start } == 2700.0)  // 45 minutes
+        #expect(timeline.apps.first { $0.id == tracker.bundleIdentifier }?.modes.isEmpty == true)
+        #expect(TimelineRenderer.html(for: timeline).contains("app-0-modes"))
+    }
 
     @Test("Photo upload: one upload ends itself after 20 s, the other is ended by its expiration handler")
     func photoUpload() throws {

@@ -46,6 +46,11 @@ struct AppRecord: Sendable {
     var parkedUntilEvent = false
     /// When the app's parked requests should be looked at again, if a time will clear them.
     var parkedUntil: Instant?
+    /// The background modes the current process holds, by mode name (``ModeActivity``).
+    var modeActivities: [ModeActivity] = []
+    /// When the last silent pushes were handed to the app in the background, oldest first; at
+    /// most ``SchedulingPolicy/silentPushesPerWindow`` kept.
+    var silentPushes: [Instant] = []
 
     init(id: AppID, budget: Duration, dailyBudget: Duration, at now: Instant) {
         self.id = id

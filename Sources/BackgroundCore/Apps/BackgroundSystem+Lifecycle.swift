@@ -32,7 +32,7 @@ extension BackgroundSystem {
             .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
             .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
             .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
-            .simulateExpiration, .restore:
+            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification:
             return nil
         }
     }
@@ -160,7 +160,8 @@ extension BackgroundSystem {
     mutating func settle(_ index: Int, at now: Instant, into effects: inout [Effect]) {
         let record = apps[index]
         guard record.state == .background, record.ledger.isEmpty, record.callbacks == nil,
-            record.expiration == nil, record.running.isEmpty, record.awaitingLaunch.isEmpty
+            record.expiration == nil, record.running.isEmpty, record.awaitingLaunch.isEmpty,
+            record.modeActivities.isEmpty  // a held mode keeps it running
         else { return }
         apps[index].budget.stopTicking(at: now)
         switch policy.idleBackgroundAction {
@@ -204,6 +205,7 @@ extension BackgroundSystem {
             uncompletedTasks: uncompleted
         )
         let wasBusy = busyApps.contains(index)
+        for held in record.modeActivities { effects.append(.modeChanged(record.id, held.mode, held: false)) }
         recordKilledRuns(index, at: now, into: &effects)
         resetProcess(index)
         refreshBusy(index)
@@ -247,7 +249,7 @@ extension Event {
             .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
             .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
             .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
-            .simulateExpiration, .restore:
+            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification:
             return false
         }
     }

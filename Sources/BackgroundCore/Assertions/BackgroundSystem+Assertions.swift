@@ -95,10 +95,13 @@ extension BackgroundSystem {
     /// assertion (R1.7) and running no task: while a task runs, the task's own runtime governs
     /// the process, and an assertion begun meanwhile must not end it sooner (**ours**; found by
     /// the simulator's fuzzer: a 30 s assertion budget killed apps in the middle of a 10-minute
-    /// processing task that had never been expired).
+    /// processing task that had never been expired). Nor while the app holds a background mode's
+    /// activity (``ModeActivity``): the mode keeps it running, and no budget ticks.
     mutating func updateBudgetTicking(_ index: Int, at now: Instant) {
         let record = apps[index]
-        if record.state == .background && !record.ledger.isEmpty && record.running.isEmpty {
+        if record.state == .background && !record.ledger.isEmpty && record.running.isEmpty
+            && record.modeActivities.isEmpty
+        {
             apps[index].budget.startTicking(at: now)
         } else {
             apps[index].budget.stopTicking(at: now)

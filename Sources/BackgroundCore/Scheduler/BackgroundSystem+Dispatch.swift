@@ -135,6 +135,7 @@ extension BackgroundSystem {
         for request in requests where policy.scheduling.factors(for: request.kind).contains(.rateLimiting) {
             apps[index].lastRunOfIdentifier[request.identifier] = now
         }
+        if requests.contains(where: { $0.kind == .remoteNotification }) { spendSilentPush(index, at: now) }
         persistAppState(index, into: &effects)
         switch apps[index].state {
         case .notRunning, .terminated:
@@ -182,6 +183,7 @@ extension BackgroundSystem {
         apps[index].running = [:]
         apps[index].expiration = nil
         apps[index].callbacks = nil
+        apps[index].modeActivities = []
     }
 
     /// Keeps ``busyApps`` (apps with tasks running or waiting for their launch) up to date.

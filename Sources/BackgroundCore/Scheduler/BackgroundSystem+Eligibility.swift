@@ -64,6 +64,9 @@ extension BackgroundSystem {
             let next = last + scheduling.minimumBackgroundLaunchInterval
             if next > now { unmet.append(.rateLimited(until: next)) }
         }
+        if request.kind == .remoteNotification, let again = silentPushAvailableAgain(index, at: now) {
+            unmet.append(.rateLimited(until: again))
+        }
         if request.kind == .continuedProcessing && continuedRunning >= scheduling.maximumConcurrentContinuedTasks {
             unmet.append(.concurrencyLimit)
         }

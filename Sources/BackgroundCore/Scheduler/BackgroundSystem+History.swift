@@ -99,6 +99,9 @@ extension BackgroundSystem {
             waits: waits(of: request, until: run.startedAt)
         )
         history.record(record, of: apps[index].id, limit: policy.scheduling.historyRunsPerIdentifier)
+        // Silent pushes are not stored: the store's schema (migrations never change once shipped)
+        // admits the four request kinds; their history lives in memory only.
+        guard request.kind != .remoteNotification else { return }
         effects.append(.persist(.recordRun(apps[index].id, record)))
     }
 

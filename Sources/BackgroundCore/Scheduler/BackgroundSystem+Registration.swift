@@ -20,7 +20,8 @@ extension BackgroundSystem {
         if changed { effects.append(.persist(.saveManifest(manifest))) }
         // An update that no longer permits an identifier drops its pending request.
         for pending in apps[index].pending.values.sorted(by: { $0.request.identifier < $1.request.identifier })
-        where pending.request.kind != .fetch && !manifest.permits(taskIdentifier: pending.request.identifier) {
+        where !pending.request.kind.isDelegateCallback && !manifest.permits(taskIdentifier: pending.request.identifier)
+        {
             removePending(index, identifier: pending.request.identifier, into: &effects)
         }
         if manifest.declaresTaskSchedulerIdentifiers, apps[index].fetchInterval != nil {

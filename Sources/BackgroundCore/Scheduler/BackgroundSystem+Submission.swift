@@ -18,7 +18,7 @@ extension BackgroundSystem {
             effects.append(.log(LogRecord(.warning, app: app, message)))
             return .rejected(identifier: request.identifier, rejection)
         }
-        guard request.kind == .fetch || apps[index].registered.contains(request.identifier) else {
+        guard request.kind.isDelegateCallback || apps[index].registered.contains(request.identifier) else {
             effects.append(.fault(app, message: Self.missingHandlerMessage(request.identifier)))
             return nil
         }
@@ -38,6 +38,7 @@ extension BackgroundSystem {
         case .processing: if !manifest.backgroundModes.contains(.processing) { return .notPermitted }
         case .continuedProcessing:
             if request.requiresGPU && !policy.scheduling.supportsBackgroundGPU { return .notPermitted }
+        case .remoteNotification: return .notPermitted  // pushes come from the push service, never a submit
         }
         if backgroundRefreshStatus(of: record.id) != .available { return .unavailable }
         let sameKind = record.pending.values.filter {
@@ -59,7 +60,7 @@ extension BackgroundSystem {
         case .appRefresh: return policy.scheduling.maximumPendingRefreshRequests
         case .processing: return policy.scheduling.maximumPendingProcessingRequests
         case .continuedProcessing: return policy.scheduling.maximumPendingContinuedRequests
-        case .fetch: return 1
+        case .fetch, .remoteNotification: return 1
         }
     }
 
@@ -78,22 +79,26 @@ extension BackgroundSystem {
     mutating func cancelAll(_ app: AppID, into effects: inout [Effect]) {
         guard let index = appIndex[app] else { return }
         let fetch = apps[index].pending[Self.fetchIdentifier]
+        let push = apps[index].pending[Self.remoteNotificationIdentifier]
         apps[index].pending = [:]
         if let fetch { apps[index].pending[Self.fetchIdentifier] = fetch }
+        if let push { apps[index].pending[Self.remoteNotificationIdentifier] = push }
         effects.append(.persist(.deleteAllPendingRequests(app)))
     }
 
     /// Forgets a pending request; its queue entry goes stale.
     mutating func removePending(_ index: Int, identifier: String, into effects: inout [Effect]) {
         guard apps[index].pending.removeValue(forKey: identifier) != nil else { return }
-        guard identifier != Self.fetchIdentifier else { return }  // rebuilt from the fetch interval
+        // Fetch is rebuilt from the fetch interval; a deferred push is never stored.
+        guard identifier != Self.fetchIdentifier, identifier != Self.remoteNotificationIdentifier else { return }
         effects.append(.persist(.deletePendingRequest(apps[index].id, identifier: identifier)))
     }
 
-    /// The app's pending requests (submitted, not yet run), oldest first; fetch is not one.
+    /// The app's pending requests (submitted, not yet run), oldest first; fetch and deferred
+    /// silent pushes are not.
     public func pendingRequests(of app: AppID) -> [TaskRequest] {
         guard let index = appIndex[app] else { return [] }
-        return apps[index].pending.values.map(\.request).filter { $0.kind != .fetch }
+        return apps[index].pending.values.map(\.request).filter { !$0.kind.isDelegateCallback }
             .sorted { ($0.submittedAt, $0.identifier) < ($1.submittedAt, $1.identifier) }
     }
 

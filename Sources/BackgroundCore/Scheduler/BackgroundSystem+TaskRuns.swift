@@ -3,7 +3,7 @@ extension BackgroundSystem {
     mutating func startRuns(_ index: Int, _ requests: [TaskRequest], at now: Instant, into effects: inout [Effect]) {
         var runs: [TaskRun] = []
         for request in requests {
-            guard request.kind == .fetch || apps[index].registered.contains(request.identifier) else {
+            guard request.kind.isDelegateCallback || apps[index].registered.contains(request.identifier) else {
                 effects.append(.fault(apps[index].id, message: Self.missingHandlerMessage(request.identifier)))
                 continue
             }

@@ -45,6 +45,16 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
     /// A continued-processing task whose progress does not move for this long is expired
     /// ("tasks that appear stalled may be forcibly expired", S13; **ours**: 60 s).
     public var continuedProcessingStallTimeout: Duration = .seconds(60)
+    /// A silent push gives the app "up to 30 s" to call the completion handler (S13, choosing
+    /// background strategies; the same limit as fetch, S17).
+    public var remoteNotificationRuntime: Duration = .seconds(30)
+    /// Silent pushes handed to one app in the background within ``silentPushWindow``: "If you send
+    /// background pushes more frequently than three times per hour, the system imposes rate
+    /// limitations" (S13, choosing background strategies): 3. Later ones wait, coalesced into the
+    /// newest ("14 pushes … may coalesce into 7", WWDC20 10063). The sliding window is **ours**.
+    public var silentPushesPerWindow = 3
+    /// The window of ``silentPushesPerWindow``: an hour (S13).
+    public var silentPushWindow: Duration = .seconds(3600)
     /// Whether the device supports background GPU use (`BGTaskScheduler.supportedResources`).
     public var supportsBackgroundGPU = false
 
@@ -62,6 +72,7 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
         switch kind {
         case .appRefresh: return refreshRuntime
         case .fetch: return fetchRuntime
+        case .remoteNotification: return remoteNotificationRuntime
         case .processing: return processingRuntime
         case .continuedProcessing: return nil
         }
@@ -69,7 +80,7 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
 
     /// The factors that gate a kind of task: the per-type table of WWDC20 10063 (reference §3.2).
     ///
-    /// Refresh (and legacy fetch): all seven. Processing: app usage, the app switcher, the
+    /// Refresh (and legacy fetch): all seven. Silent pushes: all but app usage. Processing: app usage, the app switcher, the
     /// Background App Refresh switch and rate limiting. Continued processing starts from the
     /// user's action: only the app switcher and the switch apply.
     public func factors(for kind: TaskKind) -> SchedulingFactors {
@@ -77,6 +88,10 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
         case .appRefresh, .fetch: return .all
         case .processing: return [.appUsage, .appSwitcher, .backgroundAppRefresh, .rateLimiting]
         case .continuedProcessing: return [.appSwitcher, .backgroundAppRefresh]
+        case .remoteNotification:
+            // "Background push: all except App usage" (WWDC20 10063); its rate limit is the
+            // silent-push budget (``silentPushesPerWindow``), not the launch spacing.
+            return [.criticallyLowBattery, .lowPowerMode, .appSwitcher, .backgroundAppRefresh, .systemBudget]
         }
     }
 }

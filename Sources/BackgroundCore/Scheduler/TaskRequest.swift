@@ -8,8 +8,16 @@ public enum TaskKind: String, Sendable, Hashable, Codable, CaseIterable, CustomS
     case continuedProcessing
     /// Legacy background fetch (`setMinimumBackgroundFetchInterval(_:)`, iOS 7–12).
     case fetch
+    /// A silent push (`application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`,
+    /// `UIBackgroundModes` `remote-notification`).
+    case remoteNotification
 
     public var description: String { rawValue }
+
+    /// Whether the system hands runs of this kind to the app delegate with a completion handler
+    /// (legacy fetch, silent pushes) rather than to a `BGTaskScheduler` launch handler: no
+    /// registration is needed, and the app never submits or sees them as pending requests.
+    public var isDelegateCallback: Bool { self == .fetch || self == .remoteNotification }
 }
 
 /// A pending request for background time, as the system keeps it.
@@ -49,6 +57,8 @@ public struct TaskRequest: Sendable, Hashable, Codable {
     public var requiresGPU: Bool
     /// When the request was submitted.
     public var submittedAt: Instant
+    /// Silent pushes only: the notification's payload, as JSON text (`userInfo`).
+    public var payload: String = ""
 
     /// Creates a request with Apple's defaults (no delay, no requirements, strategy `.queue`).
     public init(

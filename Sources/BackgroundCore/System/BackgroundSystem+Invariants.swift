@@ -37,7 +37,9 @@ extension BackgroundSystem {
             if record.budget.isTicking { found.append("\(state) app's budget is ticking") }
             if record.expiration != nil { found.append("\(state) app has an expiration in progress") }
             if record.callbacks != nil { found.append("\(state) app awaits its background callbacks") }
+            if !record.modeActivities.isEmpty { found.append("\(state) app holds a background mode") }
         }
+        found += modeViolations(of: record)
         if state.isForeground && record.budget.isTicking { found.append("foreground app's budget is ticking") }
         if !state.isRunning && !record.running.isEmpty {
             found.append("\(state) app has \(record.running.count) task(s) running")
@@ -46,7 +48,7 @@ extension BackgroundSystem {
             found.append("tasks wait for a launch that is not under way")
         }
         for pending in record.pending.values.sorted(by: { $0.request.identifier < $1.request.identifier })
-        where pending.request.kind != .fetch {
+        where !pending.request.kind.isDelegateCallback {
             if let manifest = record.manifest, !manifest.permits(taskIdentifier: pending.request.identifier) {
                 found.append("pending request \(pending.request.identifier) is not permitted by the manifest")
             }
@@ -54,6 +56,7 @@ extension BackgroundSystem {
         if state != .background && record.callbacks != nil { found.append("\(state) app awaits background callbacks") }
         if state == .background {
             if !record.ledger.isEmpty && record.running.isEmpty && !record.budget.isTicking && record.expiration == nil
+                && record.modeActivities.isEmpty
             {
                 found.append("background app holds assertions but its budget is not ticking")
             }
@@ -61,7 +64,7 @@ extension BackgroundSystem {
                 found.append("the budget ticks while a task runs (the task's runtime governs)")
             }
             if record.ledger.isEmpty && record.callbacks == nil && record.expiration == nil && record.running.isEmpty
-                && record.awaitingLaunch.isEmpty
+                && record.awaitingLaunch.isEmpty && record.modeActivities.isEmpty
             {
                 found.append("background app needs no time but was neither suspended nor ended")
             }
@@ -73,6 +76,29 @@ extension BackgroundSystem {
             run.currentDeadline == nil
         {
             found.append("running expiration handler #\(current) has no deadline")
+        }
+        return found
+    }
+
+    /// Background modes: only declared activity modes are held, each once, in name order, and
+    /// no budget ticks while one is held.
+    private func modeViolations(of record: AppRecord) -> [String] {
+        var found: [String] = []
+        for held in record.modeActivities {
+            if !held.mode.isActivity { found.append("holds '\(held.mode)', which is not an activity") }
+            if record.manifest?.backgroundModes.contains(held.mode) != true {
+                found.append("holds '\(held.mode)', which its UIBackgroundModes does not declare")
+            }
+        }
+        let names = record.modeActivities.map(\.mode.rawValue)
+        if names != names.sorted() || Set(names).count != names.count {
+            found.append("held modes are not unique and in name order")
+        }
+        if !record.modeActivities.isEmpty && record.budget.isTicking {
+            found.append("the budget ticks while a background mode is held")
+        }
+        if record.silentPushes.count > policy.scheduling.silentPushesPerWindow {
+            found.append("\(record.silentPushes.count) silent pushes kept, above the budget")
         }
         return found
     }

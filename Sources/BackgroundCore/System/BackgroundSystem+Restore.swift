@@ -15,7 +15,7 @@ extension BackgroundSystem {
             apps[index].fetchInterval = state.fetchInterval
             apps[index].lastFetchAt = state.lastFetchAt
         }
-        for request in saved.pendingRequests where request.kind != .fetch {
+        for request in saved.pendingRequests where !request.kind.isDelegateCallback {
             if let manifest = apps[index].manifest, !manifest.permits(taskIdentifier: request.identifier) {
                 let message = "dropped restored request \"\(request.identifier)\": the manifest no longer permits it"
                 effects.append(.log(LogRecord(.warning, app: saved.app, message)))

@@ -237,6 +237,7 @@ public struct BackgroundSystem: Sendable {
         case .registerTaskHandler(let app, let identifier):
             return registerTaskHandler(app, identifier: identifier, at: now, into: &effects)
         case .submitTaskRequest(let app, let request): return submit(app, request, at: now, into: &effects)
+        case .beginModeActivity(let app, let mode): return beginModeActivity(app, mode, at: now, into: &effects)
         default:
             applyAnswerless(event, at: now, into: &effects)
             return nil
@@ -253,7 +254,11 @@ public struct BackgroundSystem: Sendable {
         case .resumeInBackground(let app): resumeInBackground(app, at: now, into: &effects)
         case .didEnterBackgroundReturned(let app): callbacksReturned(app, .didEnterBackground, at: now, into: &effects)
         case .backgroundWakeReturned(let app): callbacksReturned(app, .backgroundWake, at: now, into: &effects)
-        case .beginAssertion, .assertionBegun, .registerTaskHandler, .submitTaskRequest: break  // answered by apply
+        case .beginAssertion, .assertionBegun, .registerTaskHandler, .submitTaskRequest, .beginModeActivity:
+            break  // answered by apply
+        case .endModeActivity(let app, let mode): endModeActivity(app, mode, at: now, into: &effects)
+        case .remoteNotification(let app, let payload):
+            receiveRemoteNotification(app, payload: payload, at: now, into: &effects)
         case .endAssertion(let app, let id): endAssertion(app, id, at: now, into: &effects)
         case .expirationHandlerReturned(let app, let id): expirationHandlerReturned(app, id, at: now, into: &effects)
         case .terminate(let app, let reason): terminate(app, reason, at: now, into: &effects)

@@ -65,4 +65,7 @@ public enum Effect: Sendable, Hashable, Codable {
     case taskFinished(AppID, TaskRunID, TaskOutcome)
     /// Write this change to the store before answering the app.
     case persist(StoreChange)
+    /// The app began (`held: true`) or ended a background mode's activity: for logs, timelines
+    /// and the process shell (a daemon must not freeze a process while it holds one).
+    case modeChanged(AppID, BackgroundMode, held: Bool)
 }

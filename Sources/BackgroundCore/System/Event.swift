@@ -73,6 +73,20 @@ public enum Event: Sendable, Hashable, Codable {
     case simulateExpiration(AppID, identifier: String)
     /// State read back from the store when the system starts (restores before anything else).
     case restore(PersistedApp)
+
+    // MARK: Background modes and silent pushes
+
+    /// App code began the activity of a background mode: an `AVAudioSession` made active to
+    /// play, `startUpdatingLocation()`, a CallKit call, an accessory or Bluetooth session, a
+    /// Push to Talk channel (``ModeActivity``). Answered with ``Reply/modeHeld(_:)`` or
+    /// ``Reply/modeNotHeld(_:reason:)``.
+    case beginModeActivity(AppID, BackgroundMode)
+    /// App code ended that activity (the session deactivated, `stopUpdatingLocation()`, the
+    /// call ended).
+    case endModeActivity(AppID, BackgroundMode)
+    /// A silent push (`content-available: 1`) arrived for the app; `payload` is its JSON text,
+    /// handed to `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`.
+    case remoteNotification(AppID, payload: String)
 }
 
 /// A Background App Refresh switch (S6).

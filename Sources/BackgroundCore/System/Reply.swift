@@ -19,6 +19,12 @@ public enum Reply: Sendable, Hashable, Codable {
     case accepted(TaskRequest)
     /// `submit` throws `BGTaskScheduler.Error` with this code.
     case rejected(identifier: String, SubmissionRejection)
+    /// The mode's activity keeps the app running in the background (``ModeActivity``).
+    case modeHeld(BackgroundMode)
+    /// The activity does not keep the app running: the mode is not declared in
+    /// `UIBackgroundModes`, is not an activity, or the app is not running. For `location` in the
+    /// background this is iOS's refusal of background updates.
+    case modeNotHeld(BackgroundMode, reason: String)
 }
 
 /// Why the system starts an app's process.

@@ -46,6 +46,8 @@ extension EmbeddedSystem {
             BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
         case .taskFinished(_, let id, let outcome):
             configuration.logger.info("\(app): \(id) finished: \(outcome.rawValue)")
+        case .modeChanged(_, let mode, let held):
+            configuration.logger.info("\(app): '\(mode)' \(held ? "held" : "ended")")
         case .persist:
             break  // written before the state was unlocked, by persistBuffered
         }

@@ -88,6 +88,30 @@ extension EmbeddedSystem {
         deliver(.setMinimumBackgroundFetchInterval(app, interval))
     }
 
+    public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
+        do {
+            return try send(.beginModeActivity(app, mode)) ?? .modeNotHeld(mode, reason: "no answer")
+        } catch {
+            return .modeNotHeld(mode, reason: "\(error)")
+        }
+    }
+
+    public func endModeActivity(_ mode: BackgroundMode) {
+        deliver(.endModeActivity(app, mode))
+    }
+
+    /// Delivers a silent push to this app, as APNs would: in the foreground it reaches
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` at once; in the
+    /// background only with `UIBackgroundModes` `remote-notification`, within the silent-push
+    /// budget, and the completion handler must be called within 30 s. `bgctl push` and a local
+    /// push agent reach it through the control channel (docs/remote-notifications.md).
+    public func deliverRemoteNotification(_ payload: RemoteNotificationPayload) {
+        deliver(.remoteNotification(app, payload: payload.json))
+    }
+
+    /// The modes this app holds now, by name (``BackgroundCore/ModeActivity``).
+    public var modeActivities: [ModeActivity] { state.withLock { $0.core.modeActivities(of: app) } }
+
     public var supportsBackgroundGPU: Bool { configuration.policy.scheduling.supportsBackgroundGPU }
 
     public func instant(for date: Date) -> Instant {

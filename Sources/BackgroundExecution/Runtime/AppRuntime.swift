@@ -129,6 +129,27 @@ extension RuntimeHost {
 
     /// Hands a run to its launch handler (or, for a fetch, the delegate).
     private func start(_ run: TaskRun) {
+        if run.request.kind == .remoteNotification {
+            let application = runtimeApplication
+            let completion = FetchCompletion(connection: self, run: run.id)
+            let payload = run.request.payload
+            runOnMainActor(
+                {
+                    if let application, let delegate = application.delegate {
+                        let userInfo = RemoteNotificationPayload.userInfo(fromJSON: payload)
+                        delegate.application(
+                            application,
+                            didReceiveRemoteNotification: userInfo,
+                            fetchCompletionHandler: completion.call
+                        )
+                    } else {
+                        completion.call(.noData)
+                    }
+                },
+                report: nil
+            )
+            return
+        }
         if run.request.kind == .fetch {
             let application = runtimeApplication
             let completion = FetchCompletion(connection: self, run: run.id)

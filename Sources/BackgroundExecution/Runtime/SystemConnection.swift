@@ -81,6 +81,14 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// Sets the legacy fetch interval; `nil` is never.
     func setMinimumBackgroundFetchInterval(_ interval: Duration?)
 
+    /// Begins a background mode's activity (``BackgroundActivity``): the system's answer,
+    /// ``BackgroundCore/Reply/modeHeld(_:)`` or ``BackgroundCore/Reply/modeNotHeld(_:reason:)``.
+    /// A connection that does not implement modes answers `modeNotHeld` (the default).
+    func beginModeActivity(_ mode: BackgroundMode) -> Reply
+
+    /// Ends a background mode's activity.
+    func endModeActivity(_ mode: BackgroundMode)
+
     /// Whether the device supports background GPU use.
     var supportsBackgroundGPU: Bool { get }
 
@@ -92,4 +100,16 @@ public protocol SystemConnection: AnyObject, Sendable {
 
     /// Logs a message for the app.
     func log(_ level: LogRecord.Level, _ message: String)
+}
+
+extension SystemConnection {
+    /// The default for connections that do not carry background modes yet: not held, logged.
+    public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
+        let reason = "this connection does not carry background modes yet"
+        log(.warning, "'\(mode)' not held: \(reason)")
+        return .modeNotHeld(mode, reason: reason)
+    }
+
+    /// The default: nothing was held, so nothing ends.
+    public func endModeActivity(_ mode: BackgroundMode) {}
 }

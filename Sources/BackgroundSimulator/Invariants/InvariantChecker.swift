@@ -34,6 +34,8 @@ struct InvariantChecker {
     /// the number of busy apps, kept as runs start and end so that no event scans every app.
     private var busyApps: [AppID: Int] = [:]
     private var promises: [PromiseKey: Promise] = [:]
+    /// The background modes each app holds, from `.modeChanged`.
+    private var heldModes: [AppID: Set<BackgroundMode>] = [:]
 
     init(policy: SystemPolicy, enabled: Bool) {
         self.policy = policy
@@ -132,7 +134,13 @@ struct InvariantChecker {
         case .taskFinished(let app, let id, _):
             let wasRunning = running[app]?.remove(id) != nil
             if debugRuns.remove(id) == nil && wasRunning { leaveBusy(app, runs: 1) }
+        case .modeChanged(let app, let mode, let isHeld):
+            if isHeld { heldModes[app, default: []].insert(mode) } else { heldModes[app]?.remove(mode) }
         case .stateChanged(let app, _, .suspended):
+            if let modes = heldModes[app], !modes.isEmpty {
+                let names = modes.map(\.rawValue).sorted().joined(separator: ", ")
+                add(.init(.modesKeepAppsRunning, "suspended while holding \(names)", at: now, app: app))
+            }
             if let ids = held[app], !ids.isEmpty {
                 let names = ids.keys.sorted().map { "#\($0.rawValue)" }.joined(separator: ", ")
                 add(.init(.assertionEndsOnce, "suspended while holding \(names)", at: now, app: app))
@@ -272,6 +280,7 @@ struct InvariantChecker {
     /// The system restarted: every process ended with it.
     mutating func systemRestarted() {
         held = [:]
+        heldModes = [:]
         everGranted = [:]
         expirationDelivered = [:]
         expiredTasks = []  // a new system numbers its runs from 1 again
@@ -287,7 +296,7 @@ struct InvariantChecker {
         guard enabled else { return }
         for (app, requests) in before {
             let after = core.pendingRequests(of: app)
-            for request in requests where request.kind != .fetch && !after.contains(request) {
+            for request in requests where !request.kind.isDelegateCallback && !after.contains(request) {
                 let what = after.contains { $0.identifier == request.identifier } ? "came back changed" : "is gone"
                 let message = "\"\(request.identifier)\" was pending before the reboot and \(what)"
                 add(.init(.rebootKeepsRequests, message, at: now, app: app))
@@ -308,7 +317,8 @@ extension Event {
             .registerTaskHandler(let app, _), .submitTaskRequest(let app, _), .cancelTaskRequest(let app, _),
             .cancelAllTaskRequests(let app), .completeTask(let app, _, _), .reportTaskProgress(let app, _, _),
             .userCancelledTask(let app, _), .setMinimumBackgroundFetchInterval(let app, _),
-            .simulateLaunch(let app, _), .simulateExpiration(let app, _):
+            .simulateLaunch(let app, _), .simulateExpiration(let app, _), .beginModeActivity(let app, _),
+            .endModeActivity(let app, _), .remoteNotification(let app, _):
             return app
         case .install(let manifest): return manifest.bundleIdentifier
         case .restore(let saved): return saved.app

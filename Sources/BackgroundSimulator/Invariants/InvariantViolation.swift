@@ -20,6 +20,8 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
         case honestExplanations
         /// Time moves on: the system and the apps never keep each other busy at one instant.
         case timeMovesOn
+        /// No app is suspended while it holds a background mode's activity (issue 11).
+        case modesKeepAppsRunning
         /// A rule added by the test (``Simulator/addInvariant(_:_:)``).
         case custom
 
@@ -36,6 +38,7 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
             case .rebootKeepsRequests: return "after a reboot no pending request is lost"
             case .honestExplanations: return "every explanation's earliest time is honest"
             case .timeMovesOn: return "time moves on: no endless work at one instant"
+            case .modesKeepAppsRunning: return "no app is suspended while it holds a background mode"
             case .custom: return "a rule added by the test"
             }
         }

@@ -23,7 +23,7 @@ extension Effect {
         case .fault(_, let message): return "fault: \(message)"
         case .launch(_, let reason, let incarnation): return "launch (\(reason.rawValue), \(incarnation))"
         case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
-            .persist, .resume:
+            .persist, .resume, .modeChanged:  // the core's own notice says it, with the duration
             return nil
         }
     }
@@ -38,7 +38,7 @@ extension Reply {
             let after = request.earliestBegin.map { ", not before \($0)" } ?? ""
             return "accepted \"\(request.identifier)\" (\(request.kind))\(after)"
         case .refused(let identifier): return "register(\"\(identifier)\") refused"
-        case .denied, .registered, .rejected: return nil
+        case .denied, .registered, .rejected, .modeHeld, .modeNotHeld: return nil  // the core's warning says it
         }
     }
 }

@@ -149,7 +149,8 @@ extension Effect {
             .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app), .stateChanged(let app, _, _),
             .suspend(let app), .exit(let app, _, _), .terminate(let app, _),
             .backgroundRefreshStatusChanged(let app, _), .launch(let app, _, _), .resume(let app, _),
-            .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .taskFinished(let app, _, _):
+            .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .taskFinished(let app, _, _),
+            .modeChanged(let app, _, _):
             return app
         case .log(let record): return record.app
         case .scheduleWakeup, .cancelWakeup, .persist: return nil

@@ -48,6 +48,9 @@ final class ScenarioAppBehaviour {
             case .interval(let duration): seconds = duration.seconds
             }
             UIApplication.shared.setMinimumBackgroundFetchInterval(seconds)
+        case .beginActivity(let activity):
+            let held = UIApplication.shared.beginActivity(activity.mode)
+            if let duration = activity.duration { process.after(duration) { held.end() } }
         }
     }
 
@@ -110,8 +113,12 @@ final class ScenarioAppBehaviour {
         process.after(behaviour.work) { finish(success) }
     }
 
-    func fetch(in process: AppProcess, completion: @escaping (UIBackgroundFetchResult) -> Void) {
-        let behaviour = app.fetch ?? Scenario.FetchBehaviour()
+    func fetch(
+        in process: AppProcess,
+        behaviour configured: Scenario.FetchBehaviour? = nil,
+        completion: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        let behaviour = configured ?? app.fetch ?? Scenario.FetchBehaviour()
         let result: UIBackgroundFetchResult
         switch behaviour.result {
         case .newData: result = .newData
@@ -175,5 +182,14 @@ final class ScenarioAppDelegate: NSObject, UIApplicationDelegate {
         performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {
         behaviour.fetch(in: process, completion: completionHandler)
+    }
+
+    func application(
+        _ application: UIApplication,
+        didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        let configured = behaviour.app.remoteNotification ?? Scenario.FetchBehaviour(work: .zero, result: .noData)
+        behaviour.fetch(in: process, behaviour: configured, completion: completionHandler)
     }
 }

@@ -129,6 +129,7 @@ public final class ScenarioRun {
         case .device(.appBackgroundAppRefresh(let app, let enabled)):
             simulator.device.setBackgroundAppRefresh(enabled, for: AppID(app))
         case .device(.change(let change)): apply(change)
+        case .device(.push(let app)): simulator.push(AppID(app))
         }
     }
 

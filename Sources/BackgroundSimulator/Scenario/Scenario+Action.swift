@@ -1,3 +1,5 @@
+public import BackgroundCore
+
 extension Scenario {
     /// One thing an app's code does: a call to `BGTaskScheduler`, `UIApplication` or their kin.
     ///
@@ -22,6 +24,13 @@ extension Scenario {
         case beginBackgroundTask(BackgroundTask)
         /// `{"setMinimumBackgroundFetchInterval": …}`: `UIApplication.setMinimumBackgroundFetchInterval(_:)`.
         case setMinimumBackgroundFetchInterval(FetchInterval)
+        /// `beginActivity`: begins a background mode's activity (`UIApplication.beginActivity(_:)`:
+        /// playing audio, location updates, a call, ...) and ends it after `for`, or never.
+        ///
+        /// ```json
+        /// {"beginActivity": {"mode": "audio", "for": "45m"}}
+        /// ```
+        case beginActivity(Activity)
 
         /// The most actions one list (`onLaunch`, `then`, …) may hold.
         public static let maximumCount = 1000
@@ -29,7 +38,22 @@ extension Scenario {
         /// The keys an action object may have; it has exactly one of them.
         static let names = [
             "register", "submit", "cancel", "cancelAll", "beginBackgroundTask", "setMinimumBackgroundFetchInterval",
+            "beginActivity",
         ]
+
+        /// A background mode's activity: which mode, and how long the app keeps it.
+        public struct Activity: Sendable, Hashable {
+            /// `mode`: a `UIBackgroundModes` string, for example `audio`.
+            public var mode: BackgroundMode
+            /// `for`: how long until the app ends it; nil: it never does (the process's end does).
+            public var duration: Duration?
+
+            /// Creates an activity.
+            public init(mode: BackgroundMode, duration: Duration? = nil) {
+                self.mode = mode
+                self.duration = duration
+            }
+        }
 
         /// A task request to submit.
         ///

@@ -1,3 +1,5 @@
+import BackgroundCore
+
 extension Scenario.Action {
     init(json: JSONValue, at path: ScenarioPath) throws(ScenarioError) {
         let object = try ObjectReader(json, at: path, what: "an action", keys: Self.names)
@@ -24,6 +26,7 @@ extension Scenario.Action {
         case "submit": self = .submit(try object.required(name, Submission.init(json:at:)))
         case "beginBackgroundTask":
             self = .beginBackgroundTask(try object.required(name, BackgroundTask.init(json:at:)))
+        case "beginActivity": self = .beginActivity(try object.required(name, Activity.init(json:at:)))
         default: self = .setMinimumBackgroundFetchInterval(try object.required(name, FetchInterval.init(json:at:)))
         }
     }
@@ -38,6 +41,10 @@ extension Scenario.Action {
         case .beginBackgroundTask(let task): return ["beginBackgroundTask": task.jsonValue]
         case .setMinimumBackgroundFetchInterval(let interval):
             return ["setMinimumBackgroundFetchInterval": interval.jsonValue]
+        case .beginActivity(let activity):
+            var members: [String: JSONValue] = ["mode": .string(activity.mode.rawValue)]
+            if let duration = activity.duration { members["for"] = .string(ScenarioTime.format(duration)) }
+            return ["beginActivity": .object(members)]
         }
     }
 
@@ -158,5 +165,24 @@ extension Scenario.Action.FetchInterval {
         case .never: return "never"
         case .interval(let interval): return .string(ScenarioTime.format(interval))
         }
+    }
+}
+
+extension Scenario.Action.Activity {
+    private static let keys = ["mode", "for"]
+
+    init(json: JSONValue, at path: ScenarioPath) throws(ScenarioError) {
+        let object = try ObjectReader(json, at: path, what: "an activity", keys: Self.keys)
+        let name = try object.required("mode", Read.string)
+        let mode = BackgroundMode(rawValue: name)
+        guard mode.isActivity else {
+            let listed = BackgroundMode.activityModes.map { quoted($0.rawValue) }.joined(separator: ", ")
+            throw ScenarioError(
+                code: .invalidValue,
+                path: path.key("mode").description,
+                message: "\(quoted(name)) is not a mode an activity can hold; one of \(listed)"
+            )
+        }
+        self.init(mode: mode, duration: try object.optional("for", Read.duration))
     }
 }

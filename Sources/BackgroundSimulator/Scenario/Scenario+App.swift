@@ -35,6 +35,10 @@ extension Scenario {
         /// `fetch`: what `application(_:performFetchWithCompletionHandler:)` does; nil when the
         /// app does not implement it.
         public var fetch: FetchBehaviour?
+        /// `remoteNotification`: what `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`
+        /// does with a silent push (work, then the completion's result); nil: it completes at
+        /// once with `noData`.
+        public var remoteNotification: FetchBehaviour?
 
         /// One entry of ``tasks``: a task identifier and what its launch handler does.
         public struct TaskHandler: Sendable, Hashable {
@@ -59,7 +63,8 @@ extension Scenario {
             onEnterBackground: [Action] = [],
             onBecomeActive: [Action] = [],
             tasks: [TaskHandler] = [],
-            fetch: FetchBehaviour? = nil
+            fetch: FetchBehaviour? = nil,
+            remoteNotification: FetchBehaviour? = nil
         ) {
             self.id = id
             self.manifest = manifest
@@ -69,6 +74,7 @@ extension Scenario {
             self.onBecomeActive = onBecomeActive
             self.tasks = tasks.sorted { $0.identifier < $1.identifier }
             self.fetch = fetch
+            self.remoteNotification = remoteNotification
         }
 
         /// What the launch handler for `identifier` does: its `tasks` entry, or the default
@@ -79,7 +85,7 @@ extension Scenario {
 
         private static let keys = [
             "id", "manifest", "backgroundAppRefresh", "onLaunch", "onEnterBackground", "onBecomeActive", "tasks",
-            "fetch",
+            "fetch", "remoteNotification",
         ]
 
         init(json: JSONValue, at path: ScenarioPath) throws(ScenarioError) {
@@ -97,7 +103,8 @@ extension Scenario {
                 onEnterBackground: try object.optional("onEnterBackground", Action.list) ?? [],
                 onBecomeActive: try object.optional("onBecomeActive", Action.list) ?? [],
                 tasks: try object.optional("tasks", Self.readTasks) ?? [],
-                fetch: try object.optional("fetch", FetchBehaviour.init(json:at:))
+                fetch: try object.optional("fetch", FetchBehaviour.init(json:at:)),
+                remoteNotification: try object.optional("remoteNotification", FetchBehaviour.init(json:at:))
             )
         }
 

@@ -57,6 +57,9 @@ extension Scenario {
             case change(DeviceChange)
             /// `{"backgroundAppRefresh": …}` with `"app"`: the app's own switch changes.
             case appBackgroundAppRefresh(app: String, enabled: Bool)
+            /// `"device": "push"` with `"app"`: a silent push arrives for the app
+            /// (`{"aps":{"content-available":1}}`).
+            case push(app: String)
         }
 
         /// A change of device conditions; nil fields are unchanged, and at least one is set.
@@ -112,7 +115,8 @@ extension Scenario {
         /// The app the step concerns, if any.
         public var app: String? {
             switch event {
-            case .user(.open(let app)), .user(.forceQuit(let app)), .device(.appBackgroundAppRefresh(let app, _)):
+            case .user(.open(let app)), .user(.forceQuit(let app)), .device(.appBackgroundAppRefresh(let app, _)),
+                .device(.push(let app)):
                 return app
             default:
                 return nil

@@ -14,6 +14,7 @@ extension Scenario.Step {
         case unplug
         case reboot
         case unlock
+        case push
     }
 
     private static let changeKeys = [
@@ -127,12 +128,21 @@ extension Scenario.Step {
     ) throws(ScenarioError) -> DeviceEvent {
         if case .string = value {
             let name: DeviceEventName = try Read.choice(value, at: path, what: "a device event")
-            if app != nil { throw object.conflict("app", "\"device\": \"\(name.rawValue)\" does not concern one app") }
-            switch name {
-            case .plugIn: return .plugIn
-            case .unplug: return .unplug
-            case .reboot: return .reboot
-            case .unlock: return .unlock
+            if name != .push, app != nil {
+                throw object.conflict("app", "\"device\": \"\(name.rawValue)\" does not concern one app")
+            }
+            switch (name, app) {
+            case (.plugIn, _): return .plugIn
+            case (.unplug, _): return .unplug
+            case (.reboot, _): return .reboot
+            case (.unlock, _): return .unlock
+            case (.push, let app?): return .push(app: app)
+            case (.push, nil):
+                throw ScenarioError(
+                    code: .missingKey,
+                    path: object.path.key("app").description,
+                    message: "\"device\": \"push\" needs \"app\", the id of the app the push is for"
+                )
             }
         }
         guard case .object = value else {
@@ -199,6 +209,7 @@ extension Scenario.Step {
         case .reboot: return "reboot"
         case .unlock: return "unlock"
         case .appBackgroundAppRefresh(_, let enabled): return ["backgroundAppRefresh": .bool(enabled)]
+        case .push: return "push"
         case .change(let change):
             var members: [String: JSONValue] = [:]
             if let batteryLevel = change.batteryLevel { members["batteryLevel"] = .double(batteryLevel) }

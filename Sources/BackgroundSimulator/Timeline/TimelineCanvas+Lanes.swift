@@ -4,7 +4,8 @@ extension TimelineCanvas {
     /// The states drawn on a dark colour, whose label is written in white.
     private static let darkStates: Set<String> = ["active", "background", "terminated"]
 
-    /// The number of lanes each app has: state, assertions, tasks, budget, events.
+    /// The number of lanes each app has: state, assertions, tasks, budget, events (and modes,
+    /// for an app that held any).
     static let lanesPerApp = 5
     /// The number of lanes the device section has: battery, network, events.
     static let deviceLanes = 3
@@ -40,6 +41,15 @@ extension TimelineCanvas {
             description: "\(app.id): lifecycle states, \(app.states.count) spans",
             style: Self.stateStyle
         )
+        if !app.modes.isEmpty {
+            drawSpans(
+                app.modes.sorted { ($0.start, $0.label) < ($1.start, $1.label) },
+                id: prefix + "modes",
+                name: "modes",
+                description: "\(app.id): background modes keeping it running, \(app.modes.count) spans",
+                style: { _ in ("mode-held", "in") }
+            )
+        }
         drawBars(
             app.assertions,
             id: prefix + "assertions",

@@ -39,6 +39,8 @@ private struct TimelineBuilder {
         var timeline: AppTimeline
         var assertions: [AssertionID: OpenAssertion] = [:]
         var tasks: [TaskRunID: (run: TaskRun, expired: Bool)] = [:]
+        /// Held background modes and when each began.
+        var modes: [BackgroundMode: Double] = [:]
     }
 
     let simulator: Simulator
@@ -179,6 +181,10 @@ extension TimelineBuilder {
             closeTask(app, id, at: time, outcome: outcome)
         case .terminate(let app, let report), .exit(let app, _, let report):
             terminate(app, report, at: time)
+        case .modeChanged(let app, let mode, held: true):
+            lanes[lane(app)]?.modes[mode] = time
+        case .modeChanged(let app, let mode, held: false):
+            closeMode(app, mode, at: time)
         case .fault(let app, let message):
             lanes[lane(app)]?.timeline.markers.append(
                 TimelineMarker(time: time, label: "fault", severity: .fault, detail: message)
@@ -195,6 +201,7 @@ extension TimelineBuilder {
             guard let current = lanes[app] else { continue }
             for id in current.assertions.keys.sorted() { closeAssertion(app, id, at: time, outcome: .leaked) }
             for id in current.tasks.keys.sorted() { closeTask(app, id, at: time, outcome: .killed) }
+            for mode in current.modes.keys.sorted(by: { $0.rawValue < $1.rawValue }) { closeMode(app, mode, at: time) }
             if current.state.0 != "notRunning" {
                 lanes[app]?.timeline.states.append(
                     TimelineSpan(start: current.state.1, end: time, label: current.state.0)
@@ -222,6 +229,12 @@ extension TimelineBuilder {
         lanes[lane(app)]?.timeline.markers.append(
             TimelineMarker(time: time, label: label, severity: severity, detail: report.explanation)
         )
+    }
+
+    /// Ends a mode's span in the modes lane.
+    mutating func closeMode(_ app: AppID, _ mode: BackgroundMode, at time: Double) {
+        guard let start = lanes[app]?.modes.removeValue(forKey: mode) else { return }
+        lanes[app]?.timeline.modes.append(TimelineSpan(start: start, end: time, label: mode.rawValue))
     }
 
     mutating func closeAssertion(_ app: AppID, _ id: AssertionID, at time: Double, outcome: TimelineBar.Outcome?) {
@@ -274,6 +287,9 @@ extension TimelineBuilder {
                         detail: "#\(id.rawValue) still held"
                     )
                 )
+            }
+            for (mode, start) in lanes.modes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                lanes.timeline.modes.append(TimelineSpan(start: start, end: end, label: mode.rawValue))
             }
             for (id, entry) in lanes.tasks.sorted(by: { $0.key < $1.key }) {
                 let start = entry.run.startedAt.seconds

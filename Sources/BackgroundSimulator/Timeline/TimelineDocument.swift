@@ -88,6 +88,9 @@ public struct AppTimeline: Sendable, Hashable, Codable {
     public var budget: [TimelineBudgetSample]
     /// App events, for example a termination `"0x8badf00d"` or `"force quit"`.
     public var markers: [TimelineMarker]
+    /// The background modes that kept the app running, one span per held mode (`audio`,
+    /// `location`, ...): the modes lane, drawn when the app held any.
+    public var modes: [TimelineSpan] = []
 
     /// Creates an app's timeline; every series defaults to empty.
     ///

@@ -71,6 +71,7 @@ extension TimelineRenderer {
         .net-cell{fill:#8b6ccf}
         .net-none{fill:url(#tl-hatch-none)}
         .net-other{fill:#b9c3cd}
+        .mode-held{fill:#f2c14e}
         .draining-area{fill:#dde5ee}
         .draining-line{stroke:#5c7a99;stroke-width:1.5;fill:none}
         .charging-area{fill:#cdeed9}

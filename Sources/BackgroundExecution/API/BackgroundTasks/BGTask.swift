@@ -86,7 +86,8 @@ extension BGTask {
     package static func make(for run: TaskRun, connection: any SystemConnection) -> BGTask {
         let identifier = run.request.identifier
         switch run.request.kind {
-        case .appRefresh, .fetch: return BGAppRefreshTask(identifier: identifier, run: run.id, connection: connection)
+        case .appRefresh, .fetch, .remoteNotification:
+            return BGAppRefreshTask(identifier: identifier, run: run.id, connection: connection)
         case .processing: return BGProcessingTask(identifier: identifier, run: run.id, connection: connection)
         case .continuedProcessing:
             return BGContinuedProcessingTask(

@@ -150,7 +150,7 @@ public final class BGTaskScheduler: Sendable {
         connection.pendingTaskRequests().map { request in
             let copy: BGTaskRequest
             switch request.kind {
-            case .appRefresh, .fetch:
+            case .appRefresh, .fetch, .remoteNotification:  // the last two are never listed
                 copy = BGAppRefreshTaskRequest(identifier: request.identifier)
             case .processing:
                 let processing = BGProcessingTaskRequest(identifier: request.identifier)

@@ -42,6 +42,14 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
         handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void
     )
+    /// A silent push arrived (`UIBackgroundModes` `remote-notification` to receive it in the
+    /// background): `userInfo` is the payload; call `completionHandler` within 30 s, or the app
+    /// is ended with `0x8badf00d`.
+    func application(
+        _ application: UIApplication,
+        didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    )
 }
 
 extension UIApplicationDelegate {
@@ -66,6 +74,13 @@ extension UIApplicationDelegate {
         completionHandler: @escaping () -> Void
     ) {
         completionHandler()
+    }
+    public func application(
+        _ application: UIApplication,
+        didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        completionHandler(.noData)
     }
 }
 

@@ -1,0 +1,19 @@
+public import BackgroundCore
+
+extension Simulator {
+    /// A silent push arrives for the app, as APNs would deliver it (`content-available: 1`).
+    ///
+    /// The system decides what happens, as on a device: in the foreground the app's
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` runs at once; in the
+    /// background the app is resumed or launched only with `UIBackgroundModes`
+    /// `remote-notification`, never after a force quit, within 3 pushes an hour (later ones wait,
+    /// coalesced); the completion handler is due within 30 s.
+    ///
+    /// ```swift
+    /// simulator.push(chat, payload: #"{"aps":{"content-available":1},"thread":42}"#)
+    /// ```
+    public func push(_ app: AppID, payload: String = #"{"aps":{"content-available":1}}"#) {
+        note("silent push for \(app)")
+        send(.remoteNotification(app, payload: payload))
+    }
+}
