@@ -4,11 +4,10 @@ public import BackgroundCore
 /// processes.
 ///
 /// The daemon carries out the core's `.launch`, `.suspend`, `.resume` and `.terminate` effects
-/// through this protocol. **Partial:** the real implementation (cgroup v2 freezer with a
-/// SIGSTOP fallback, spawning with an inherited connected socket, exit watching) is the
-/// `BackgroundProcessControl` library, wired in when it lands; until then `backgroundd` runs
-/// with ``UnmanagedProcesses``, which starts nothing and freezes nothing and says so in
-/// `bgctl status`.
+/// through this protocol: ``SpawnedAppProcesses`` (cgroup v2 freezer with a SIGSTOP fallback,
+/// spawning with an inherited connected socket, exit watching, survivors adopted after a
+/// restart) in `backgroundd`, ``UnmanagedProcesses`` with `--process-control none`, which
+/// starts nothing and freezes nothing and says so in `bgctl status`.
 public protocol AppProcesses: Sendable {
     /// The name `bgctl status` shows for the mechanism in use ("cgroup v2 freezer", "SIGSTOP").
     var mechanism: String { get }
@@ -31,17 +30,45 @@ public protocol AppProcesses: Sendable {
 
     /// The process id of the app's main process, if the daemon started one that runs.
     func pid(of app: AppID) -> Int32?
+
+    /// Takes over the app processes a previous run of the daemon started that still run (it was
+    /// killed, `kill -9` or a crash, and they were not): from now on they are frozen, thawed,
+    /// killed and watched as if this run had started them. A survivor of an app that is not in
+    /// `installed` (its manifest was removed) is killed. Called once, before the engine exists.
+    func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess]
 }
 
 extension AppProcesses {
     /// None known.
     public func pid(of app: AppID) -> Int32? { nil }
+
+    /// None: process control that starts nothing leaves nothing behind.
+    public func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess] { [] }
+}
+
+/// An app process a previous run of the daemon started, taken over by this run
+/// (``AppProcesses/adoptSurvivors(of:)``); the engine carries on with it
+/// (`DaemonEngine+Restart.swift`).
+public struct AdoptedProcess: Sendable, Hashable {
+    /// Whose process it is.
+    public var app: AppID
+    /// Its main process.
+    public var pid: Int32
+    /// Whether it was frozen when found (the app was suspended); it is left as it was.
+    public var isFrozen: Bool
+
+    /// Creates one.
+    public init(app: AppID, pid: Int32, isFrozen: Bool) {
+        self.app = app
+        self.pid = pid
+        self.isFrozen = isFrozen
+    }
 }
 
 /// Process control that starts, freezes and kills nothing: the daemon tracks states only.
 ///
-/// For a daemon without process control (the library is not wired in yet, or tests of the
-/// protocol alone). `bgctl status` shows its ``mechanism``.
+/// For a daemon run with `--process-control none`, or tests of the protocol alone.
+/// `bgctl status` shows its ``mechanism``.
 public struct UnmanagedProcesses: AppProcesses {
     /// Creates it.
     public init() {}

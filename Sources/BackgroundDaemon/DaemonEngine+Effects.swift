@@ -35,7 +35,7 @@ extension DaemonEngine {
             if !report.isClean { writeReport(report, in: &state) }
             endProcess(app, in: &state, outbox: &outbox, reason: "the system ended the app")
         case .scheduleWakeup, .cancelWakeup:
-            wakeups.arm(at: state.core.nextDeadline, engine: self)
+            wakeups.arm(at: nextWake(in: state), engine: self)
         case .log(let record):
             let line = "\(record.app.map { "\($0): " } ?? "")\(ControlCharacters.escaped(record.message))"
             logger.log(level: record.level.swiftLogLevel, "\(line)")
@@ -62,6 +62,9 @@ extension DaemonEngine {
         if state.connecting.contains(app), reason == .user {
             return  // the process that connected is this launch (an app the user started)
         }
+        if state.adopting.contains(app) {
+            return  // the survivor of the previous run is this launch (DaemonEngine+Restart.swift)
+        }
         guard let installed = state.installed[app] else {
             logger.error("\(app): cannot be launched: not installed")
             return
@@ -82,6 +85,8 @@ extension DaemonEngine {
     private func endProcess(_ app: AppID, in state: inout State, outbox: inout Outbox, reason: String) {
         if state.started.remove(app) != nil { processes.kill(app) }
         state.awaitingConnection[app] = nil
+        state.redeclarable[app] = nil  // a survivor's: the next process registers for itself
+        state.restartGraces[app] = nil
         if let id = state.appLinks.removeValue(forKey: app), let session = state.sessions.removeValue(forKey: id) {
             outbox.close(session.link, reason: reason)
         }

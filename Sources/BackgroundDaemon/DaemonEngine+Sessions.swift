@@ -117,6 +117,10 @@ extension DaemonEngine {
             guard state.sessions[link.linkID] != nil else { return }
             state.appLinks[app] = link.linkID
             link.send(.welcome(welcomeLocked(for: app, in: state)))  // before any push: under the lock
+            // A process the previous run of the daemon started, connecting again: what fell due
+            // for it meanwhile (DaemonEngine+Restart.swift).
+            let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
+            if !waiting.isEmpty { link.send(.system(.pushed(waiting))) }
         }
     }
 
@@ -141,6 +145,9 @@ extension DaemonEngine {
         guard subject == app else {
             logger.warning("\(app) tried to act on \(subject); connection closed")
             return refuse(link, DaemonRefusal(.notPermitted, "a connection of \(app) cannot act on another app"))
+        }
+        if let reply = redeclared(event, by: app) {
+            return link.send(.system(.answer(reply, [])))  // made for it at the daemon's restart
         }
         let (reply, effects) = handle(event, answering: app)
         link.send(.system(.answer(reply, effects)))

@@ -30,6 +30,10 @@ public final class DaemonEngine: Sendable {
         public var journalPath: String?
         /// The logger.
         public var logger: Logger
+        /// How long a running app the previous run of the daemon started has to connect again
+        /// after a restart; nil: half the background budget, at most 10 s
+        /// (`DaemonEngine+Restart.swift`).
+        public var restartGrace: Duration?
 
         /// Creates a configuration: iOS's numbers and a server's device by default.
         public init(
@@ -37,13 +41,15 @@ public final class DaemonEngine: Sendable {
             device: DeviceConditions = EmbeddedSystem.serverDevice,
             reportsDirectory: String? = nil,
             journalPath: String? = nil,
-            logger: Logger = Logger(label: "backgroundd")
+            logger: Logger = Logger(label: "backgroundd"),
+            restartGrace: Duration? = nil
         ) {
             self.policy = policy
             self.device = device
             self.reportsDirectory = reportsDirectory
             self.journalPath = journalPath
             self.logger = logger
+            self.restartGrace = restartGrace
         }
     }
 
@@ -67,6 +73,13 @@ public final class DaemonEngine: Sendable {
         var connecting: Set<AppID> = []
         /// Apps whose current process the daemon started (it kills them; the others it cannot).
         var started: Set<AppID> = []
+        /// Apps whose process a previous run started being carried on: their `.launch` is that
+        /// process, not a spawn.
+        var adopting: Set<AppID> = []
+        /// The assertions held for running survivors while they connect again.
+        var restartGraces: [AppID: RestartGrace] = [:]
+        /// The calls made for survivors at the restart that they may make again once.
+        var redeclarable: [AppID: Set<Redeclaration>] = [:]
         /// Effects for apps the daemon launched whose process has not said hello yet: sent after
         /// its welcome, in order.
         var awaitingConnection: [AppID: [Effect]] = [:]
@@ -92,9 +105,12 @@ public final class DaemonEngine: Sendable {
     let journal: EventJournal?
     var logger: Logger { configuration.logger }
 
-    /// Creates an engine over `store`, installs `apps` and restores what the store holds.
+    /// Creates an engine over `store`, installs `apps`, carries on with the `survivors` a
+    /// previous run started, and restores what the store holds.
     ///
     /// - Parameters:
+    ///   - survivors: What ``AppProcesses/adoptSurvivors(of:)`` took over (after the daemon's
+    ///     own restart); told to the core before the store's requests can fall due.
     ///   - clock: The boot clock by default; tests pass a settable one.
     ///   - wakeups: Arms the one timer; by default a task sleeping until the deadline.
     /// - Throws: ``DaemonError`` with code `.store` if the store cannot be read: the daemon never
@@ -104,6 +120,7 @@ public final class DaemonEngine: Sendable {
         store: BackgroundStore,
         apps: [InstalledApp],
         processes: any AppProcesses,
+        survivors: [AdoptedProcess] = [],
         clock: @escaping @Sendable () -> Instant = { SystemTime.bootClockNow },
         wallClock: WallClock? = nil,
         wakeups: (any WakeupScheduler)? = nil
@@ -119,10 +136,10 @@ public final class DaemonEngine: Sendable {
         var initial = State(core: BackgroundSystem(policy: configuration.policy, device: configuration.device))
         for app in apps { initial.installed[app.id] = app }
         self.state = Mutex(initial)
-        try restore(apps)
+        try restore(apps, survivors: survivors)
     }
 
-    private func restore(_ apps: [InstalledApp]) throws(DaemonError) {
+    private func restore(_ apps: [InstalledApp], survivors: [AdoptedProcess]) throws(DaemonError) {
         let saved: [PersistedApp]
         do {
             saved = try store.load(clock: wallClock)
@@ -130,6 +147,7 @@ public final class DaemonEngine: Sendable {
             throw DaemonError(.store, "the store \(store.path) cannot be read: \(error)")
         }
         for app in apps { deliver(.install(app.manifest)) }
+        adopt(survivors)
         let installed = Set(apps.map(\.id))
         for record in saved.sorted(by: { $0.app < $1.app }) {
             guard installed.contains(record.app) else {
@@ -200,8 +218,9 @@ public final class DaemonEngine: Sendable {
         }
     }
 
-    /// Delivers a tick: what fell due runs.
+    /// Delivers a tick: what fell due runs (restart graces that ended first).
     public func tick() {
+        endRestartGraces()
         deliver(.tick)
     }
 }

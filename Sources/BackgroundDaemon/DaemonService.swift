@@ -75,6 +75,7 @@ public struct DaemonService: Service {
         logger.notice(
             "\(manifests.apps.count) apps installed from \(paths.manifests)\(manifests.problems.isEmpty ? "" : " (\(manifests.problems.count) manifests not loaded)")"
         )
+        let survivors = processes.adoptSurvivors(of: manifests.apps)
         let engine = try DaemonEngine(
             configuration: .init(
                 policy: policy,
@@ -84,7 +85,8 @@ public struct DaemonService: Service {
             ),
             store: store,
             apps: manifests.apps,
-            processes: processes
+            processes: processes,
+            survivors: survivors
         )
         (processes as? SpawnedAppProcesses)?.bind(engine)
         logger.notice("process control: \(processes.mechanism)")
@@ -109,6 +111,6 @@ extension DaemonEngine {
 
     /// Arms the timer at the core's next deadline (after a restore).
     public func armTimer() {
-        wakeups.arm(at: state.withLock { $0.core.nextDeadline }, engine: self)
+        wakeups.arm(at: state.withLock { nextWake(in: $0) }, engine: self)
     }
 }

@@ -29,14 +29,28 @@ public final class SpawnedAppProcesses: AppProcesses {
     }
 
     private let controller: any ProcessController
+    /// Subscribed at creation, so the exit of a survivor adopted before ``bind(_:)`` is not missed.
+    private let exits: AsyncStream<ProcessExit>
+    /// The daemon's socket, given to the apps it starts as `BACKGROUNDD_SOCKET` so that they can
+    /// connect again after a restart of the daemon.
+    private let socketPath: String?
     private let group: MultiThreadedEventLoopGroup
     private let limits: DaemonLimits
     private let logger: Logger
     private let table = Mutex(Table())
 
     /// Wraps `controller`; call ``bind(_:)`` with the engine before the first launch.
-    public init(controller: any ProcessController, limits: DaemonLimits = .standard, logger: Logger) {
+    ///
+    /// - Parameter socketPath: The daemon's socket, passed to apps as `BACKGROUNDD_SOCKET`.
+    public init(
+        controller: any ProcessController,
+        socketPath: String? = nil,
+        limits: DaemonLimits = .standard,
+        logger: Logger
+    ) {
         self.controller = controller
+        self.exits = controller.exits()
+        self.socketPath = socketPath
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.limits = limits
         self.logger = logger
@@ -49,7 +63,7 @@ public final class SpawnedAppProcesses: AppProcesses {
 
     /// Connects the engine (launched apps' connections, exits) and starts watching exits.
     public func bind(_ engine: DaemonEngine) {
-        let exits = controller.exits()
+        let exits = self.exits
         let watcher = Task { [weak self] in
             for await exit in exits { self?.exited(exit) }
         }
@@ -73,6 +87,7 @@ public final class SpawnedAppProcesses: AppProcesses {
         environment.merge(command.environment) { _, manifest in manifest }
         environment["BACKGROUND_APP"] = app.id.bundleIdentifier
         environment["BACKGROUND_LAUNCH_REASON"] = reason.rawValue
+        if let socketPath { environment["BACKGROUNDD_SOCKET"] = socketPath }
         let process: AppProcess
         do {
             process = try controller.spawn(
@@ -102,6 +117,38 @@ public final class SpawnedAppProcesses: AppProcesses {
             return
         }
         serve(ends[0], for: app.id, incarnation: incarnation, engine: engine)
+    }
+
+    public func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess] {
+        let survivors: [SurvivingApp]
+        do {
+            survivors = try controller.adoptSurvivors()
+        } catch {
+            logger.error("the apps a previous run started cannot be looked for: \(error)")
+            return []
+        }
+        let apps = Dictionary(installed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var adopted: [AdoptedProcess] = []
+        for survivor in survivors.sorted(by: { ($0.process.label, $0.process.pid) < ($1.process.label, $1.process.pid) }
+        ) {
+            let app = AppID(survivor.process.label)
+            let taken = table.withLock { table -> Bool in
+                guard apps[app] != nil, table.processes[app] == nil else { return true }
+                table.processes[app] = survivor.process
+                table.sharedContainers[app] = apps[app]?.launch?.sharedContainers ?? []
+                return false
+            }
+            guard !taken else {
+                let why =
+                    apps[app] == nil ? "the app is not installed any more" : "another process of the app was adopted"
+                logger.notice("\(survivor): killed: \(why)")
+                do { try controller.kill(survivor.process) } catch { logger.error("\(app): kill failed: \(error)") }
+                continue
+            }
+            logger.notice("\(app): adopted \(survivor)")
+            adopted.append(AdoptedProcess(app: app, pid: survivor.process.pid, isFrozen: survivor.isFrozen))
+        }
+        return adopted
     }
 
     /// Serves the daemon's end of a launched app's socket (on the event loop, never inline:

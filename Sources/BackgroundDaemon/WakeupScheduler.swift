@@ -45,7 +45,7 @@ extension DaemonEngine {
     func timerFired(at deadline: Instant) {
         (wakeups as? TaskWakeups)?.clear(ifArmedAt: deadline)
         tick()
-        let next = state.withLock { $0.core.nextDeadline }
+        let next = state.withLock { nextWake(in: $0) }
         wakeups.arm(at: next, engine: self)
     }
 }

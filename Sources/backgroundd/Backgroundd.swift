@@ -40,6 +40,15 @@ struct Backgroundd: AsyncParsableCommand {
     @Option(help: "Process control: auto (cgroup v2 freezer, else SIGSTOP/SIGCONT) or none (track states only).")
     var processControl: String = "auto"
 
+    @Option(
+        help: """
+            The cgroup subtree's name in the daemon's cgroup (one name). Apps a previous run started \
+            are found there after a restart; two daemons with different state directories need \
+            different subtrees.
+            """
+    )
+    var cgroupSubtree: String = "backgroundd"
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -74,6 +83,11 @@ struct Backgroundd: AsyncParsableCommand {
                 "neither $XDG_STATE_HOME nor $HOME is usable: pass --state-dir"
             )
         }
+        guard !cgroupSubtree.isEmpty, !cgroupSubtree.contains("/"), ![".", ".."].contains(cgroupSubtree),
+            !cgroupSubtree.hasPrefix("cgroup.")
+        else {
+            throw ValidationError("--cgroup-subtree: \(cgroupSubtree) is not one cgroup name")
+        }
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level
         let processes: any AppProcesses
@@ -82,7 +96,8 @@ struct Backgroundd: AsyncParsableCommand {
             processes = UnmanagedProcesses()
         case "auto":
             do {
-                processes = SpawnedAppProcesses(controller: try LinuxProcessController(), logger: logger)
+                let controller = try LinuxProcessController(configuration: .init(subtreeName: cgroupSubtree))
+                processes = SpawnedAppProcesses(controller: controller, socketPath: paths.socket, logger: logger)
             } catch {
                 logger.error("process control is not available, apps are tracked only: \(error)")
                 processes = UnmanagedProcesses()

@@ -116,7 +116,12 @@ struct EngineFixture {
     let processes: RecordingProcesses
     let store: BackgroundStore
 
-    init(store: BackgroundStore? = nil, policy: SystemPolicy = .iOS) throws {
+    init(
+        store: BackgroundStore? = nil,
+        policy: SystemPolicy = .iOS,
+        survivors: [AdoptedProcess] = [],
+        clock: TestClock = TestClock()
+    ) throws {
         let apps = [Self.notes, Self.mail].map { app in
             InstalledApp(
                 manifest: AppManifest(
@@ -128,7 +133,6 @@ struct EngineFixture {
                 file: "\(app.bundleIdentifier).json"
             )
         }
-        let clock = TestClock()
         let processes = RecordingProcesses()
         let store = try store ?? BackgroundStore.inMemory()
         self.clock = clock
@@ -142,6 +146,7 @@ struct EngineFixture {
             store: store,
             apps: apps,
             processes: processes,
+            survivors: survivors,
             clock: { clock.now },
             wallClock: WallClock(unixSecondsAtOrigin: 1_767_225_600),
             wakeups: RecordedWakeups()

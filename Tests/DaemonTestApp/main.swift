@@ -11,6 +11,9 @@
 //   later <s> <identifier>  submit a processing request due in <s> seconds (boot clock)
 //   leak <name>             begin a background task and never end it
 //   lock <path>             open <path> (created if missing) and hold an exclusive flock on it
+//   reconnect               from now on, when the daemon goes away, connect again to the socket in
+//                           BACKGROUNDD_SOCKET and say hello again, as the app's runtime does after a
+//                           restart of the daemon (else the app exits 0 when the daemon goes away)
 //   exit                    exit 0 once the arguments before it are answered
 //   user:<step>             <step> only when launched by the user (BACKGROUND_LAUNCH_REASON=user)
 //
@@ -38,10 +41,16 @@ func note(_ message: String) {
 
 func connection() -> Int32 {
     if let inherited = getenv("BACKGROUND_CONNECTION_FD").flatMap({ Int32(String(cString: $0)) }) { return inherited }
+    guard let fd = connectToSocket() else { fail("cannot connect to the daemon's socket: errno \(errno)") }
+    return fd
+}
+
+/// A new connection to the socket in BACKGROUNDD_SOCKET, or nil.
+func connectToSocket() -> Int32? {
     guard let path = getenv("BACKGROUNDD_SOCKET").map({ String(cString: $0) }) else {
         fail("neither BACKGROUND_CONNECTION_FD nor BACKGROUNDD_SOCKET is set")
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
@@ -50,22 +59,47 @@ func connection() -> Int32 {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
         }
     }
-    guard result == 0 else { fail("cannot connect to \(path): errno \(errno)") }
+    guard result == 0 else {
+        close(fd)
+        return nil
+    }
     return fd
 }
 
 guard let bundle = getenv("BACKGROUND_APP").map({ String(cString: $0) }) else { fail("BACKGROUND_APP is not set") }
 let app = AppID(bundle)
-let fd = connection()
-nonisolated(unsafe) var decoder = FrameDecoder()  // one thread: the program's
+// One thread, the program's: the globals are never shared.
+nonisolated(unsafe) var fd = connection()
+nonisolated(unsafe) var decoder = FrameDecoder()
+nonisolated(unsafe) var reconnects = false
+/// How many times the app connected again; answers waited for across one are lost.
+nonisolated(unsafe) var reconnections = 0
+
+/// The daemon went away: connect again (for up to 120 s) and say hello; exits without `reconnect`.
+func connectAgain() {
+    guard reconnects else { exit(0) }
+    close(fd)
+    decoder = FrameDecoder()
+    for _ in 0..<2400 {
+        if let fresh = connectToSocket() {
+            fd = fresh
+            reconnections += 1
+            note("connected again")
+            send(.hello(ClientHello(role: .app(app))))
+            return
+        }
+        usleep(50_000)  // the daemon is starting again
+    }
+    fail("the daemon did not come back within 120 s")
+}
 
 func send(_ request: DaemonRequest) {
     guard let bytes = try? Frame.encode(ProtocolCodec.encode(request)) else { fail("cannot encode \(request)") }
     var written = 0
     while written < bytes.count {
-        let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let count = bytes[written...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { exit(0) }  // the daemon went away
+        guard count > 0 else { return connectAgain() }  // the daemon went away: this message is lost
         written += count
     }
 }
@@ -84,7 +118,11 @@ func receive() -> DaemonResponse? {
         }
         let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return nil }
+        guard count > 0 else {
+            guard reconnects else { return nil }
+            connectAgain()
+            continue
+        }
         decoder.append(chunk[0..<count])
     }
 }
@@ -111,8 +149,10 @@ func carryOut(_ effect: Effect) {
 /// Handles responses until `answers` answers have arrived (or, with nil, until the end).
 func pump(answers: Int?) {
     var left = answers
+    let connection = reconnections
     while left.map({ $0 > 0 }) ?? true {
         guard let response = receive() else { exit(0) }
+        if reconnections != connection { left = left.map { _ in 0 } }  // the answer was lost with the daemon
         switch response {
         case .system(.answer(_, let effects)):
             effects.forEach(carryOut)
@@ -121,6 +161,8 @@ func pump(answers: Int?) {
             effects.forEach(carryOut)
         case .refused(let refusal):
             fail("refused: \(refusal)")
+        case .welcome(let welcome):
+            note("welcome again: \(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?")")
         default:
             break
         }
@@ -165,6 +207,9 @@ while !steps.isEmpty {
         continue  // nothing was sent: no answer to wait for
     case "exit":
         exit(0)
+    case "reconnect":
+        reconnects = true
+        continue
     default: fail("unknown step \(step)")
     }
     pump(answers: 1)
