@@ -42,10 +42,13 @@ extension DaemonEngine {
             )
         case .followLog:
             return reply(.invalid, "follow the log on a connection of its own", [:])
+        case .push(let app, let payload):
+            return push(app, payload: payload)
         }
     }
 
     private func status() -> ControlReply {
+        let now = clock()
         let summary = state.withLock { state -> [String: Any] in
             let apps = state.installed.keys.sorted()
             let pending = apps.reduce(0) { $0 + state.core.pendingRequests(of: $1).count }
@@ -61,19 +64,22 @@ extension DaemonEngine {
                 "launchesFailed": state.launchesFailed,
                 "reportsWritten": state.reportsWritten.count,
                 "nextDeadlineSeconds": state.core.nextDeadline.map { ($0 - clock()).seconds } ?? NSNull(),
+                "keptAwake": appsKeptAwake(in: state, at: now),
             ]
         }
+        let awake = (summary["keptAwake"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         let text = """
             backgroundd (pid \(summary["pid"]!)): running
             process control: \(processes.mechanism)
             apps: \(summary["installedApps"]!) installed, \(summary["connectedApps"]!) connected
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
-            """
+            """ + awake.map { "\n" + $0 }.joined()
         return reply(.ok, text, summary)
     }
 
     private func appsReply() -> ControlReply {
+        let now = clock()
         let rows = state.withLock { state -> [[String: Any]] in
             state.installed.keys.sorted().map { app in
                 [
@@ -87,6 +93,7 @@ extension DaemonEngine {
                     "launchable": state.installed[app]?.launch != nil,
                     "manifest": state.installed[app]?.file ?? "",
                     "pid": processes.pid(of: app).map { Int($0) as Any } ?? NSNull(),
+                    "modes": heldModes(app, in: state, at: now),
                 ]
             }
         }
@@ -95,6 +102,7 @@ extension DaemonEngine {
             ? "no apps installed"
             : rows.map {
                 "\($0["app"]!)  \($0["state"]!)  assertions \($0["assertions"]!)  pending \($0["pendingRequests"]!)"
+                    + Self.modesText($0["modes"] as? [[String: Any]] ?? [])
             }
             .joined(separator: "\n")
         return reply(.ok, text, ["apps": rows])
@@ -169,15 +177,20 @@ extension DaemonEngine {
                 ["apps": apps]
             )
         }
+        let awake = keptAwake(app, at: now)
         let text =
-            "\(app): "
+            (awake.map { "\(app): \($0.text)\n" } ?? "") + "\(app): "
             + explanation.renderText { instant in
                 instant >= now
                     ? "in \(DurationText.format(instant - now))" : "\(DurationText.format(now - instant)) ago"
             }
         let json =
             (try? JSONEncoder().encode(explanation)).flatMap { try? JSONSerialization.jsonObject(with: $0) } ?? [:]
-        return reply(.ok, text, ["app": app.bundleIdentifier, "explanation": json])
+        return reply(
+            .ok,
+            text,
+            ["app": app.bundleIdentifier, "explanation": json, "keptAwakeBy": awake?.document ?? NSNull()]
+        )
     }
 
     private func open(_ app: AppID) -> ControlReply {

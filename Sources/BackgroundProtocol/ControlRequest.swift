@@ -34,6 +34,10 @@ public enum ControlRequest: Sendable, Hashable, Codable {
     case events(sinceSeconds: Double)
     /// Stream the daemon's log lines on this connection until it closes.
     case followLog
+    /// A silent push for the app (its JSON payload, at most 4096 bytes), as APNs would deliver
+    /// it: the app is resumed or launched in the background, within the silent-push budget.
+    /// This is the socket a local push agent uses (docs/background-modes.md).
+    case push(AppID, payload: String)
 }
 
 /// The daemon's answer to a ``ControlRequest``: the outcome, a human text and a JSON document.

@@ -20,7 +20,7 @@ struct BGCtl: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, WhyCommand.self, StatusCommand.self, SimulateLaunchCommand.self,
             SimulateExpirationCommand.self, ShutdownExampleCommand.self, SchedulerExampleCommand.self,
-            SimulateCommand.self, FuzzCommand.self, DoctorLauncher.self, DaemonCommand.self,
+            SimulateCommand.self, FuzzCommand.self, DoctorLauncher.self, DaemonCommand.self, PushCommand.self,
         ]
     )
 

@@ -14,7 +14,7 @@ struct DaemonCommand: ParsableCommand {
         discussion: "Every command takes --json. Protocol and exit codes: docs/daemon-protocol.md, docs/exit-codes.md.",
         subcommands: [
             Status.self, Apps.self, Assertions.self, Tasks.self, Why.self, Open.self, Home.self, ForceQuit.self,
-            SimulateLaunch.self, SimulateExpiration.self, Reports.self, Log.self, TimelineCommand.self,
+            SimulateLaunch.self, SimulateExpiration.self, Push.self, Reports.self, Log.self, TimelineCommand.self,
         ]
     )
 
@@ -120,6 +120,27 @@ struct DaemonCommand: ParsableCommand {
         func run() throws {
             let request = ControlRequest.simulateExpiration(identifier: task.identifier, app: task.appID)
             try DaemonClient.run(request, options: daemon, json: format.json)
+        }
+    }
+
+    struct Push: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deliver a silent push to an app: resumed, or launched in the background if not running.",
+            discussion: """
+                As APNs would: UIBackgroundModes must declare remote-notification, 3 pushes an hour \
+                (a later one waits and replaces the one waiting), none for a force-quit app, 30 s \
+                for the completion handler. The payload: JSON text, @FILE, or - for standard input. \
+                Exit codes: 0 delivered, launching or waiting; 1 refused or not installed; 65 \
+                malformed payload; 69 daemon not reachable.
+                """
+        )
+        @Argument(help: "The app's bundle identifier.") var app: String
+        @OptionGroup var payload: PushPayloadArgument
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            let json = try payload.text()
+            try DaemonClient.run(.push(AppID(app), payload: json), options: daemon, json: format.json)
         }
     }
 

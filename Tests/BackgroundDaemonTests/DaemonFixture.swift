@@ -116,18 +116,20 @@ struct EngineFixture {
     let processes: RecordingProcesses
     let store: BackgroundStore
 
+    /// `modes`: background modes an app declares besides `fetch` and `processing`.
     init(
         store: BackgroundStore? = nil,
         policy: SystemPolicy = .iOS,
         survivors: [AdoptedProcess] = [],
-        clock: TestClock = TestClock()
+        clock: TestClock = TestClock(),
+        modes: [AppID: Set<BackgroundMode>] = [:]
     ) throws {
         let apps = [Self.notes, Self.mail].map { app in
             InstalledApp(
                 manifest: AppManifest(
                     bundleIdentifier: app,
                     permittedTaskIdentifiers: ["\(app).refresh"],
-                    backgroundModes: [.fetch, .processing]
+                    backgroundModes: Set<BackgroundMode>([.fetch, .processing]).union(modes[app] ?? [])
                 ),
                 launch: LaunchCommand(executable: "/usr/bin/\(app.bundleIdentifier)"),
                 file: "\(app.bundleIdentifier).json"

@@ -71,6 +71,13 @@ struct RealClockSchedulerTests {
         #expect(status.app == "com.example.scheduler")
         #expect(String(status.pid) == pid)
         #expect(status.pending.map(\.identifier).contains("com.example.scheduler.cleanup"), "\(statusJSON.output)")
+        // bgctl push over the same socket (issue 11): the example is in the foreground, where a
+        // push is delivered at once, outside the silent-push budget.
+        let push = try bgctl(["push", "com.example.scheduler", "--json", "--pid", pid, "--control-directory", control])
+        #expect(push.status == 0, "\(push.output)")
+        let pushed = try JSONDecoder().decode(PushDocument.self, from: Data(push.output.utf8))
+        #expect(pushed.outcome == "delivered")
+        #expect(pushed.silentPushesRemaining == 3)
 
         let launch = try bgctl(["simulate-launch", "com.example.scheduler.cleanup"] + live)
         #expect(launch.output == "Simulating launch for task with identifier com.example.scheduler.cleanup\n")

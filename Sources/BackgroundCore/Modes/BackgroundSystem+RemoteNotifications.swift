@@ -19,7 +19,7 @@ extension BackgroundSystem {
         at now: Instant,
         into effects: inout [Effect]
     ) {
-        guard let index = appIndex[app], let manifest = apps[index].manifest else {
+        guard let index = appIndex[app], apps[index].manifest != nil else {
             effects.append(.log(LogRecord(.warning, app: app, "silent push dropped: the app is not installed")))
             return
         }
@@ -34,15 +34,9 @@ extension BackgroundSystem {
             refreshBusy(index)
             return
         }
-        guard manifest.backgroundModes.contains(.remoteNotification) else {
-            let message =
-                "silent push not delivered in the background: UIBackgroundModes does not declare 'remote-notification'"
-            effects.append(.log(LogRecord(.warning, app: app, message)))
-            return
-        }
-        guard !record.forceQuit else {
-            let message = "silent push dropped: the user force-quit the app; pushes do not launch it until it is opened"
-            effects.append(.log(LogRecord(.notice, app: app, message)))
+        if let refusal = silentPushRefusal(of: app) {
+            let level: LogRecord.Level = record.forceQuit ? .notice : .warning
+            effects.append(.log(LogRecord(level, app: app, "silent push not delivered in the background: \(refusal)")))
             return
         }
         if record.pending[Self.remoteNotificationIdentifier] != nil {

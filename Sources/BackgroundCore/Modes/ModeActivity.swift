@@ -28,6 +28,12 @@ public struct ModeActivity: Sendable, Hashable, Codable {
 
     /// How long the app has held it at `now`.
     public func heldFor(at now: Instant) -> Duration { max(.zero, now - since) }
+
+    /// The sentence `bgctl status` and `bgctl why` print for the mode that keeps an app awake:
+    /// `kept running in the background by 'audio' for 12m 5s`.
+    public func keepsAwakeText(at now: Instant) -> String {
+        "kept running in the background by '\(mode)' for \(DurationText.format(heldFor(at: now)))"
+    }
 }
 
 extension BackgroundMode {

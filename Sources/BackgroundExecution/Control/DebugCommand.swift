@@ -20,6 +20,10 @@ public struct DebugCommand: Codable, Sendable, Hashable {
         /// `why --history`: the explanation with each identifier's recent runs and waits, the
         /// what-ifs and the likely range, for one identifier or every pending or recorded one.
         case whyWithHistory
+        /// Deliver a silent push (``payload``) as APNs would: the app's
+        /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`, within the
+        /// silent-push budget (`bgctl push`).
+        case push
     }
 
     /// The action.
@@ -29,16 +33,21 @@ public struct DebugCommand: Codable, Sendable, Hashable {
     /// Whether the answer should also carry a JSON document (``DebugReply/document``), for
     /// `status` and `why`; absent means text only.
     public var json: Bool?
+    /// For ``Action/push``: the push's JSON payload (checked by ``RemoteNotificationPayload``).
+    public var payload: String?
 
     /// Creates a command.
-    public init(action: Action, identifier: String? = nil, json: Bool = false) {
+    public init(action: Action, identifier: String? = nil, json: Bool = false, payload: String? = nil) {
         self.action = action
         self.identifier = identifier
         self.json = json ? true : nil
+        self.payload = payload
     }
 
-    /// The largest request file accepted, in bytes.
-    public static let maximumRequestSize = 4096
+    /// The largest request accepted, in bytes: room for a push payload of
+    /// ``RemoteNotificationPayload/maximumSize`` bytes even when every byte is escaped in the
+    /// request's JSON (`\u0001` is six bytes).
+    public static let maximumRequestSize = 32_768
     /// The longest identifier accepted.
     public static let maximumIdentifierLength = 256
 
@@ -62,6 +71,9 @@ public struct DebugCommand: Codable, Sendable, Hashable {
         }
         if command.action == .simulateLaunch || command.action == .simulateExpiration, command.identifier == nil {
             throw DebugCommandError("\(command.action.rawValue) needs a task identifier")
+        }
+        if command.action == .push, command.payload == nil {
+            throw DebugCommandError("push needs a payload")
         }
         return command
     }

@@ -18,6 +18,9 @@ public struct WhyDocument: Codable, Sendable, Hashable {
     public var explanations: [RequestExplanation]
     /// Identifiers asked about that are neither pending nor in the history.
     public var unknown: [String]
+    /// The background mode that keeps the app running in the background now, if one does
+    /// (a running app's answer; absent from stores and scenarios).
+    public var keptAwakeBy: HeldModeDocument?
 
     /// Creates a document.
     public init(
@@ -26,8 +29,10 @@ public struct WhyDocument: Codable, Sendable, Hashable {
         now: Instant,
         nowDate: String,
         explanations: [RequestExplanation],
-        unknown: [String]
+        unknown: [String],
+        keptAwakeBy: HeldModeDocument? = nil
     ) {
+        self.keptAwakeBy = keptAwakeBy
         self.app = app
         self.timelineOrigin = timelineOrigin
         self.now = now
@@ -90,4 +95,8 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     public var pending: [Pending]
     /// Running tasks.
     public var running: [Running]
+    /// The background modes the app holds, by name (absent from older apps' answers).
+    public var modes: [HeldModeDocument]?
+    /// The mode that keeps the app running in the background now, if one does.
+    public var keptAwakeBy: HeldModeDocument?
 }

@@ -64,12 +64,15 @@ extension EmbeddedSystem {
             }
             simulateExpiration(forTaskWithIdentifier: command.identifier ?? "")
             return DebugReply(.done, "Simulating expiration for task with identifier \(identifier)\n")
+        case .push:
+            return push(command.payload ?? "", json: command.json)
         }
     }
 
     private func explain(identifier: String?) -> DebugReply {
         let identifiers = identifier.map { [$0] } ?? pendingTaskRequests().map(\.identifier)
-        guard !identifiers.isEmpty else { return DebugReply(.done, "no pending task requests\n") }
+        let awake = keptAwakeLine()
+        guard !identifiers.isEmpty else { return DebugReply(.done, awake + "no pending task requests\n") }
         var found = false
         let text = identifiers.map { identifier in
             guard let why = eligibility(forTaskWithIdentifier: identifier) else {
@@ -78,13 +81,14 @@ extension EmbeddedSystem {
             found = true
             return ControlCharacters.escapedLines(why.renderText(formatInstant: formatWallClock))
         }.joined()
-        return DebugReply(found ? .done : .notFound, text)
+        return DebugReply(found ? .done : .notFound, awake + text)
     }
 
     private func explainWithHistory(identifier: String?) -> DebugReply {
         let now = self.now
         let identifiers = identifier.map { [$0] } ?? state.withLock { $0.core.explainedIdentifiers(of: app) }
-        guard !identifiers.isEmpty else { return DebugReply(.done, "nothing pending and no run recorded\n") }
+        let awake = keptAwakeLine()
+        guard !identifiers.isEmpty else { return DebugReply(.done, awake + "nothing pending and no run recorded\n") }
         var found = false
         let text = identifiers.map { identifier in
             guard let explanation = state.withLock({ $0.core.explanation(of: app, identifier: identifier, at: now) })
@@ -92,12 +96,18 @@ extension EmbeddedSystem {
             found = true
             return ControlCharacters.escapedLines(explanation.renderText(formatInstant: formatWallClock))
         }.joined()
-        return DebugReply(found ? .done : .notFound, text)
+        return DebugReply(found ? .done : .notFound, awake + text)
     }
 
     private func statusText() -> String {
         let pid = ProcessInfo.processInfo.processIdentifier
+        let now = self.now
         var lines = ["\(ControlCharacters.escaped(app.bundleIdentifier)) [pid \(pid)]: \(lifecycleState)"]
+        if let awake = keptAwake { lines.append("  \(awake.keepsAwakeText(at: now))") }
+        for activity in modeActivities {
+            let held = DurationText.format(activity.heldFor(at: now))
+            lines.append("  mode '\(activity.mode)' held since \(formatWallClock(activity.since)) (\(held))")
+        }
         for request in pendingTaskRequests() {
             let earliest = request.earliestBegin.map(formatWallClock) ?? "now"
             lines.append(
@@ -114,7 +124,7 @@ extension EmbeddedSystem {
 
     /// The reply with its JSON document when one was asked for; a document that cannot be
     /// encoded turns the reply into a rejection naming why.
-    private func withDocument(_ reply: DebugReply, if asked: Bool?, _ document: () throws -> String) -> DebugReply {
+    func withDocument(_ reply: DebugReply, if asked: Bool?, _ document: () throws -> String) -> DebugReply {
         guard asked == true else { return reply }
         do {
             var answered = reply
@@ -152,13 +162,15 @@ extension EmbeddedSystem {
             now: now,
             nowDate: formatWallClock(now),
             explanations: history ? kept : kept.filter { $0.eligibility != nil }.map(\.withoutHistory),
-            unknown: identifiers.filter { explanations[$0] == nil }
+            unknown: identifiers.filter { explanations[$0] == nil },
+            keptAwakeBy: heldModeDocuments().keptAwakeBy
         )
         return try WhyDocument.encode(document)
     }
 
     /// `status --json`: the same facts as ``statusText()``.
     private func statusDocument() throws -> String {
+        let modes = heldModeDocuments()
         let document = StatusDocument(
             app: app,
             pid: ProcessInfo.processInfo.processIdentifier,
@@ -176,7 +188,9 @@ extension EmbeddedSystem {
                     kind: "\($0.request.kind)",
                     since: formatWallClock($0.startedAt)
                 )
-            }
+            },
+            modes: modes.held,
+            keptAwakeBy: modes.keptAwakeBy
         )
         return try WhyDocument.encode(document)
     }

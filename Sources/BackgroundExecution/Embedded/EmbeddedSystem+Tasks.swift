@@ -104,9 +104,19 @@ extension EmbeddedSystem {
     /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` at once; in the
     /// background only with `UIBackgroundModes` `remote-notification`, within the silent-push
     /// budget, and the completion handler must be called within 30 s. `bgctl push` and a local
-    /// push agent reach it through the control channel (docs/remote-notifications.md).
-    public func deliverRemoteNotification(_ payload: RemoteNotificationPayload) {
-        deliver(.remoteNotification(app, payload: payload.json))
+    /// push agent reach it through the control channel (docs/background-modes.md).
+    ///
+    /// - Returns: What became of it: delivered, waiting for the app's launch, waiting for the
+    ///   silent-push budget or a factor, or refused with the reason.
+    @discardableResult
+    public func deliverRemoteNotification(_ payload: RemoteNotificationPayload) -> SilentPushOutcome {
+        let app = self.app
+        var outcome = SilentPushOutcome.refused("the event was not handled")
+        let answer = handle(.remoteNotification(app, payload: payload.json)) { state, _ in
+            outcome = state.core.silentPushOutcome(of: app, since: state.core.now)
+        }
+        perform(answer.list, at: answer.at)
+        return outcome
     }
 
     /// The modes this app holds now, by name (``BackgroundCore/ModeActivity``).
