@@ -46,9 +46,13 @@ public final class InMemoryStore: PersistentStore {
     /// Inserts an interval (replacing one that begins at the same instant), keeping the newest 1000
     /// as `BackgroundStore` does.
     private static func record(_ interval: DeviceConditionInterval, in intervals: inout [DeviceConditionInterval]) {
-        intervals.removeAll { $0.from == interval.from }
-        intervals.append(interval)
-        intervals.sort { $0.from < $1.from }
+        if let last = intervals.last, last.from < interval.from {
+            intervals.append(interval)  // the usual case: a newer interval, already in order
+        } else {
+            intervals.removeAll { $0.from == interval.from }
+            intervals.append(interval)
+            intervals.sort { $0.from < $1.from }
+        }
         if intervals.count > 1000 { intervals.removeFirst(intervals.count - 1000) }
     }
 
@@ -67,23 +71,31 @@ public final class InMemoryStore: PersistentStore {
         case .deleteAllPendingRequests(let app):
             apps[app]?.pendingRequests.removeAll()
         case .recordLaunch(let app, let instant):
-            var launches = apps[app, default: PersistedApp(app: app)].launches
-            launches.append(instant)
-            if launches.count > launchLimit { launches.removeFirst(launches.count - launchLimit) }
-            apps[app, default: PersistedApp(app: app)].launches = launches
+            // In place: a copy taken out and put back would copy every kept launch.
+            Self.append(instant, to: &apps[app, default: PersistedApp(app: app)].launches, limit: launchLimit)
         case .saveAppState(let app, let saved):
             apps[app, default: PersistedApp(app: app)].state = saved
         case .saveManifest(let manifest):
             apps[manifest.bundleIdentifier, default: PersistedApp(app: manifest.bundleIdentifier)].manifest = manifest
         case .recordRun(let app, let run):
             // The newest 20 per identifier, as `BackgroundStore` keeps.
-            var runs = apps[app, default: PersistedApp(app: app)].runs
-            runs.append(run)
-            let same = runs.indices.filter { runs[$0].identifier == run.identifier }
-            if same.count > 20, let oldest = same.first { runs.remove(at: oldest) }
-            apps[app, default: PersistedApp(app: app)].runs = runs
+            Self.append(run, to: &apps[app, default: PersistedApp(app: app)].runs)
         case .recordDeviceInterval:
             break  // kept for the whole device, in `deviceIntervals`
         }
+    }
+
+    private static func append(_ launch: Instant, to launches: inout [Instant], limit: Int) {
+        launches.append(launch)
+        if launches.count > limit { launches.removeFirst(launches.count - limit) }
+    }
+
+    /// Appends a run, keeping the newest 20 of its identifier.
+    private static func append(_ run: RunRecord, to runs: inout [RunRecord]) {
+        runs.append(run)
+        guard runs.count > 20, runs.count(where: { $0.identifier == run.identifier }) > 20,
+            let oldest = runs.firstIndex(where: { $0.identifier == run.identifier })
+        else { return }
+        runs.remove(at: oldest)
     }
 }

@@ -94,6 +94,21 @@ struct EligibilityTests {
         #expect(why.unmet.allSatisfy { $0.clearsAt != nil })
     }
 
+    @Test("A predicted use comes in whole days: exactly a day after a launch is now, a millisecond later a day on")
+    func predictedUseWholeDays() throws {
+        let (d, _) = try Self.timedDriver()  // used at 09:00 on days 0, 1 and 2
+        func awaited(at now: Instant) throws -> [Instant] {
+            try #require(d.why(notes, notes.refreshID, at: now)).unmet.compactMap {
+                if case .awaitingPredictedUse(let at) = $0 { return at }
+                return nil
+            }
+        }
+        #expect(try awaited(at: .t(3 * Self.day + 8 * 3600 - 1, 999)) == [.t(3 * Self.day + 8 * 3600)])
+        #expect(try awaited(at: .t(3 * Self.day + 8 * 3600)) == [])
+        #expect(try awaited(at: .t(3 * Self.day + 9 * 3600)) == [], "the use is predicted at this very instant")
+        #expect(try awaited(at: .t(3 * Self.day + 9 * 3600, 1)) == [.t(4 * Self.day + 8 * 3600)])
+    }
+
     @Test("earliestRun is the latest of now and every timed condition's clearing instant")
     func earliestRunIsLatestClear() throws {
         let (d, now) = try Self.timedDriver()

@@ -106,6 +106,37 @@ struct IllegalTransitionTests {
         expectRefused(.terminate(notes, .systemReclaimed), in: &d, code: .appNotRunning, name: "terminate")
     }
 
+    @Test("Another app's overdue deadline does not run for a refused event, and runs first for an accepted one")
+    func refusedWithAnotherAppsDeadlineOverdue() throws {
+        // Notes holds an assertion in the background: its budget ends at T+40 (the watchdog).
+        var d = try Driver.inBackground(handlers: [false])
+        let deadline = d.system.nextDeadline
+        #expect(throws: BackgroundSystemError.self) { try d.send(.activate(mail), at: .t(60)) }
+        #expect(d.state(notes) == .background, "the overdue deadline did not run")
+        #expect(d.heldIDs(notes) == [1])
+        #expect(d.system.nextDeadline == deadline)
+        #expect(d.system.checkInvariants() == [])
+        let effects = try d.send(.launch(mail, .foreground), at: .t(60))
+        #expect(d.state(notes) == .terminated(.watchdog(.watchdogTimeout)))
+        #expect(d.state(mail) == .inactive)
+        let firstForMail = try #require(
+            effects.firstIndex { if case .stateChanged(mail, _, _) = $0 { true } else { false } }
+        )
+        let notesEnded = try #require(effects.firstIndex { if case .terminate(notes, _) = $0 { true } else { false } })
+        #expect(notesEnded < firstForMail, "the overdue deadline's effects come first")
+    }
+
+    @Test("An event its app's own overdue deadline makes illegal is refused, and the deadline does not run")
+    func refusedAfterOwnDeadline() throws {
+        var d = try Driver.inBackground(handlers: [false])
+        // At T+60 the watchdog has ended Notes (T+40): entering the foreground is illegal then.
+        let error = #expect(throws: BackgroundSystemError.self) { try d.send(.enterForeground(notes), at: .t(60)) }
+        #expect(error?.code == .illegalTransition)
+        #expect(d.state(notes) == .background)
+        #expect(d.heldIDs(notes) == [1])
+        #expect(d.system.checkInvariants() == [])
+    }
+
     @Test("A suspended app can be terminated: the system reclaims it")
     func terminateSuspended() throws {
         var d = Driver()

@@ -62,6 +62,25 @@ struct ScaleTests {
             #expect(d.system.appsVisited - beforeSystem >= count)
         }
     }
+
+    @Test("A lifecycle event while another app's deadline is overdue does not copy every app's records")
+    func lifecycleEventWithOverdueDeadlineLooksAtFewApps() throws {
+        for count in [10, 120] {
+            let apps = (0..<count).map { AppID(stringLiteral: "com.example.app\($0)") }
+            var d = try Driver.opened(apps)
+            // The first app holds an assertion in the background: the watchdog ends it at T+32.
+            try d.begin(apps[0], "Save", handler: false, at: .t(1))
+            for app in apps { try d.background(app, at: .t(2)) }
+            #expect(d.state(apps[0]) == .background)
+            #expect(d.state(apps[count - 1]) == .suspended)
+            let before = d.system.appsVisited
+            try d.send(.enterForeground(apps[count - 1]), at: .t(100))
+            let visited = d.system.appsVisited - before
+            #expect(d.state(apps[0]) == .terminated(.watchdog(.watchdogTimeout)), "the overdue deadline ran")
+            // Copying the state to run the deadlines on would count as visiting every app.
+            #expect(visited < 10, "\(count) apps: \(visited) visited")
+        }
+    }
 }
 
 extension Array where Element == Effect {

@@ -158,17 +158,17 @@ extension BackgroundSystem {
     /// Suspends (or, in the server profile, exits) an app in the background that needs no more
     /// time: no assertion held, its background callbacks returned, no expiration handler running.
     mutating func settle(_ index: Int, at now: Instant, into effects: inout [Effect]) {
-        let record = apps[index]
-        guard record.state == .background, record.ledger.isEmpty, record.callbacks == nil,
-            record.expiration == nil, record.running.isEmpty, record.awaitingLaunch.isEmpty,
-            record.modeActivities.isEmpty  // a held mode keeps it running
+        guard apps[index].state == .background, apps[index].ledger.isEmpty, apps[index].callbacks == nil,
+            apps[index].expiration == nil, apps[index].running.isEmpty, apps[index].awaitingLaunch.isEmpty,
+            apps[index].modeActivities.isEmpty  // a held mode keeps it running
         else { return }
+        let id = apps[index].id
         apps[index].budget.stopTicking(at: now)
         switch policy.idleBackgroundAction {
         case .suspend:
             setState(index, .suspended)
-            effects.append(.stateChanged(record.id, from: .background, to: .suspended))
-            effects.append(.suspend(record.id))
+            effects.append(.stateChanged(id, from: .background, to: .suspended))
+            effects.append(.suspend(id))
         case .exit(let status):
             end(
                 index,

@@ -35,8 +35,14 @@ public struct UsageHistory: Sendable, Hashable, Codable {
     /// The launches within `horizon` before `now`.
     func recentLaunches(within horizon: Duration, before now: Instant) -> ArraySlice<Instant> {
         let start = now - horizon
-        let first = launches.firstIndex { $0 >= start } ?? launches.endIndex
-        return launches[first...]
+        // Launches are in order: the first at or after `start` is found by bisection.
+        var low = launches.startIndex
+        var high = launches.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if launches[middle] < start { low = middle + 1 } else { high = middle }
+        }
+        return launches[low...]
     }
 
     /// The start of the refresh window the app is in at `now`, or the next one.
@@ -48,20 +54,29 @@ public struct UsageHistory: Sendable, Hashable, Codable {
         if recent.count < policy.predictionMinimumLaunches {
             return wasUsed(within: policy.processingUsageHorizon, before: now) ? now : nil
         }
-        let day = Duration.seconds(86_400)
         var best: Instant?
         for launch in recent {
             // The first predicted use (same time of day, a later day) whose window has not closed.
-            let daysAhead = max(1, Int(((now - launch) / day).rounded(.down)))
-            for offset in daysAhead...(daysAhead + 1) {
-                let predicted = launch + day * offset
-                guard predicted >= now else { continue }
-                let windowStart = max(now, predicted - policy.refreshWindowBeforePredictedUse)
-                if best == nil || windowStart < best! { best = windowStart }
-                break
+            let predicted = launch + Self.day * Self.daysToFirstUse(after: launch, atOrAfter: now)
+            let windowStart = max(now, predicted - policy.refreshWindowBeforePredictedUse)
+            if best == nil || windowStart < best! {
+                best = windowStart
+                if windowStart == now { break }  // nothing starts earlier than now
             }
         }
         return best
+    }
+
+    private static let day = Duration.seconds(86_400)
+
+    /// The fewest whole days (at least one) after `launch` at which its time of day comes again
+    /// at or after `now`: whole-second arithmetic, no floating-point division.
+    static func daysToFirstUse(after launch: Instant, atOrAfter now: Instant) -> Int {
+        let (seconds, attoseconds) = (now - launch).components  // same sign, |attoseconds| < 1 s
+        guard seconds > 0 || attoseconds > 0 else { return 1 }
+        let whole = Int(seconds / 86_400)
+        let partOfADay = seconds % 86_400 > 0 || attoseconds > 0
+        return max(1, partOfADay ? whole + 1 : whole)
     }
 }
 

@@ -98,9 +98,8 @@ extension BackgroundSystem {
     /// processing task that had never been expired). Nor while the app holds a background mode's
     /// activity (``ModeActivity``): the mode keeps it running, and no budget ticks.
     mutating func updateBudgetTicking(_ index: Int, at now: Instant) {
-        let record = apps[index]
-        if record.state == .background && !record.ledger.isEmpty && record.running.isEmpty
-            && record.modeActivities.isEmpty
+        if apps[index].state == .background && !apps[index].ledger.isEmpty && apps[index].running.isEmpty
+            && apps[index].modeActivities.isEmpty
         {
             apps[index].budget.startTicking(at: now)
         } else {

@@ -193,16 +193,15 @@ extension BackgroundSystem {
     }
 
     mutating func persistAppState(_ index: Int, into effects: inout [Effect]) {
-        let record = apps[index]
         let state = PersistedAppState(
-            forceQuit: record.forceQuit,
-            refreshSwitch: record.refreshSwitch,
-            runtimeBudget: record.runtimeBudget,
-            lastBackgroundRunAt: record.lastBackgroundRunAt,
-            fetchInterval: record.fetchInterval,
-            lastFetchAt: record.lastFetchAt
+            forceQuit: apps[index].forceQuit,
+            refreshSwitch: apps[index].refreshSwitch,
+            runtimeBudget: apps[index].runtimeBudget,
+            lastBackgroundRunAt: apps[index].lastBackgroundRunAt,
+            fetchInterval: apps[index].fetchInterval,
+            lastFetchAt: apps[index].lastFetchAt
         )
-        effects.append(.persist(.saveAppState(record.id, state)))
+        effects.append(.persist(.saveAppState(apps[index].id, state)))
     }
 
     /// The earliest instant the queue or a parked app needs the system again.

@@ -37,17 +37,17 @@ extension BackgroundSystem {
 
     /// The conditions that belong to the app rather than the device, per the kind's factors.
     func appConditions(for request: TaskRequest, of index: Int, at now: Instant) -> [UnmetCondition] {
-        let record = apps[index]
+        // Fields read in place: a copy of the whole record costs more than the rest.
         let scheduling = policy.scheduling
         let factors = scheduling.factors(for: request.kind)
         var unmet: [UnmetCondition] = []
-        if factors.contains(.appSwitcher) && record.forceQuit { unmet.append(.forceQuit) }
-        if factors.contains(.backgroundAppRefresh) && !record.refreshSwitch {
+        if factors.contains(.appSwitcher) && apps[index].forceQuit { unmet.append(.forceQuit) }
+        if factors.contains(.backgroundAppRefresh) && !apps[index].refreshSwitch {
             unmet.append(.backgroundAppRefreshOff(.denied))
         }
-        if factors.contains(.appUsage) { unmet += usageConditions(for: request, record.usage, at: now) }
+        if factors.contains(.appUsage) { unmet += usageConditions(for: request, apps[index].usage, at: now) }
         if factors.contains(.systemBudget), let runtime = scheduling.runtime(of: request.kind) {
-            let again = record.runtimeBudget.availableAgain(
+            let again = apps[index].runtimeBudget.availableAgain(
                 runtime,
                 after: now,
                 capacity: scheduling.dailyBackgroundBudget
@@ -55,11 +55,11 @@ extension BackgroundSystem {
             if again > now { unmet.append(.budgetExhausted(until: again)) }
         }
         // Tasks join a batch already running (R2.16): rate limiting spaces launches, not tasks.
-        let batching = !record.running.isEmpty || !record.awaitingLaunch.isEmpty
+        let batching = !apps[index].running.isEmpty || !apps[index].awaitingLaunch.isEmpty
         // Inside a batch, only the request's own last run counts: a task that resubmits itself
         // from its completion must not run again at once, for ever (a livelock the simulator's
         // fuzzer found: a 0-second refresh resubmitting itself while another run kept the batch open).
-        let lastRun = batching ? record.lastRunOfIdentifier[request.identifier] : record.lastBackgroundRunAt
+        let lastRun = batching ? apps[index].lastRunOfIdentifier[request.identifier] : apps[index].lastBackgroundRunAt
         if factors.contains(.rateLimiting), let last = lastRun {
             let next = last + scheduling.minimumBackgroundLaunchInterval
             if next > now { unmet.append(.rateLimited(until: next)) }

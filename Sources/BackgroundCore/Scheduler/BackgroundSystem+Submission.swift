@@ -29,8 +29,7 @@ extension BackgroundSystem {
 
     /// Why the submission is refused, or `nil` if it is accepted: Apple's codes (§2.3).
     func rejection(of request: TaskRequest, for index: Int, at now: Instant) -> SubmissionRejection? {
-        let record = apps[index]
-        guard let manifest = record.manifest, manifest.permits(taskIdentifier: request.identifier) else {
+        guard let manifest = apps[index].manifest, manifest.permits(taskIdentifier: request.identifier) else {
             return .notPermitted
         }
         switch request.kind {
@@ -40,14 +39,14 @@ extension BackgroundSystem {
             if request.requiresGPU && !policy.scheduling.supportsBackgroundGPU { return .notPermitted }
         case .remoteNotification: return .notPermitted  // pushes come from the push service, never a submit
         }
-        if backgroundRefreshStatus(of: record.id) != .available { return .unavailable }
-        let sameKind = record.pending.values.filter {
+        if backgroundRefreshStatus(of: apps[index].id) != .available { return .unavailable }
+        let sameKind = apps[index].pending.values.count {
             $0.request.kind == request.kind && $0.request.identifier != request.identifier
-        }.count
+        }
         if sameKind >= pendingLimit(for: request.kind) { return .tooManyPendingTaskRequests }
         if request.kind == .continuedProcessing {
             // It starts from the user's action in the foreground (S13; DTS thread 808756).
-            guard record.state.isForeground else { return .immediateRunIneligible }
+            guard apps[index].state.isForeground else { return .immediateRunIneligible }
             if request.strategy == .fail && runningContinuedCount >= policy.scheduling.maximumConcurrentContinuedTasks {
                 return .immediateRunIneligible
             }

@@ -18,10 +18,13 @@ public struct DecisionHistory: Sendable, Hashable, Codable {
     public func runs(of app: AppID, identifier: String) -> [RunRecord] { runs[app]?[identifier] ?? [] }
 
     mutating func record(_ run: RunRecord, of app: AppID, limit: Int) {
-        var list = runs[app]?[run.identifier] ?? []
+        // In place: a copy of the list taken out and put back would copy every kept run.
+        Self.append(run, to: &runs[app, default: [:]][run.identifier, default: []], limit: limit)
+    }
+
+    private static func append(_ run: RunRecord, to list: inout [RunRecord], limit: Int) {
         list.append(run)
         if list.count > limit { list.removeFirst(list.count - limit) }
-        runs[app, default: [:]][run.identifier] = list
     }
 
     /// Appends an interval if the unmet set changed; the first records what held before it.

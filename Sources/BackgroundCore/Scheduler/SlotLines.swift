@@ -40,6 +40,11 @@ struct SlotLines: Sendable {
         }
     }
 
+    /// Whether the app waits in either line.
+    func isWaiting(_ app: Int) -> Bool {
+        appLine.contains(app) || continuedLine.contains(app)
+    }
+
     /// The apps waiting for `slot`, head first.
     func waiting(for slot: Slot) -> [Int] {
         switch slot {
@@ -58,6 +63,8 @@ private struct FIFOLine: Sendable {
     var count: Int { storage.count - head }
 
     var elements: [Int] { Array(storage[head...]) }
+
+    func contains(_ app: Int) -> Bool { members.contains(app) }
 
     mutating func append(_ app: Int) {
         guard members.insert(app).inserted else { return }

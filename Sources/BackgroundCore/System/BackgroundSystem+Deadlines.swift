@@ -15,33 +15,33 @@ enum DeadlineKind: Sendable, Hashable {
 }
 
 extension BackgroundSystem {
-    /// The earliest deadline of one app, if it has any (reads the record in place).
-    func deadline(ofAppAt index: Int) -> (at: Instant, kind: DeadlineKind)? {
-        apps.withUnsafeBufferPointer { deadline(of: $0[index]) }
-    }
-
     /// The earliest deadline of one app, if it has any.
-    func deadline(of record: borrowing AppRecord) -> (at: Instant, kind: DeadlineKind)? {
+    ///
+    /// It reads the record's fields in place: a copy of the whole record (its dictionaries,
+    /// ledger and history) for each app the deadline search visits was most of its cost.
+    func deadline(ofAppAt index: Int) -> (at: Instant, kind: DeadlineKind)? {
         var best: (at: Instant, kind: DeadlineKind)?
         func consider(_ at: Instant?, _ kind: DeadlineKind) {
             guard let at else { return }
             if best == nil || at < best!.at { best = (at, kind) }
         }
         // On a tie the first considered wins: expiration comes before the budget's end.
-        consider(record.callbacks?.deadline, .callbacksTimeout)
-        if let endsAt = record.budget.endsAt, !record.budget.expirationStarted {
-            consider(max(record.budget.tickingSince ?? endsAt, endsAt - policy.expirationLeadTime), .expirationStart)
+        consider(apps[index].callbacks?.deadline, .callbacksTimeout)
+        let budget = apps[index].budget
+        if let endsAt = budget.endsAt, !budget.expirationStarted {
+            consider(max(budget.tickingSince ?? endsAt, endsAt - policy.expirationLeadTime), .expirationStart)
         }
-        if let run = record.expiration {
-            consider(run.currentDeadline, .expirationHandlerTimeout)
-        } else if let endsAt = record.budget.endsAt {
+        if apps[index].expiration != nil {
+            consider(apps[index].expiration?.currentDeadline, .expirationHandlerTimeout)
+        } else if let endsAt = budget.endsAt {
             // The budget's end waits while handlers run: their own watchdog bounds the wait.
             consider(endsAt, .budgetEnd)
         }
+        guard !apps[index].running.isEmpty else { return best }
         // Running tasks' deadlines tie by run identifier, never by the dictionary's order
         // (Swift seeds hashing per process: the same seed must give the same run anywhere).
         var earliestRun: (at: Instant, kind: DeadlineKind, id: TaskRunID)?
-        for run in record.running.values {
+        for run in apps[index].running.values {
             guard let due = deadline(of: run) else { continue }
             if earliestRun == nil || (due.at, run.id) < (earliestRun!.at, earliestRun!.id) {
                 earliestRun = (due.at, due.kind, run.id)
@@ -75,6 +75,64 @@ extension BackgroundSystem {
 
     mutating func countVisits(_ apps: Int) {
         appsVisited &+= apps
+    }
+
+    /// Judges `event` (an illegal lifecycle transition is refused) against the state the
+    /// deadlines due before `now` leave, and runs those deadlines unless it is refused.
+    ///
+    /// A refused event changes nothing, not even the overdue deadlines. When they cannot change
+    /// the verdict (``overdueDeadlinesKeepVerdict(on:before:)``), the event is judged first and
+    /// they run in place; otherwise they run on a copy, kept only if the event is accepted. The
+    /// copy costs in proportion to the state (it counts as visiting every app), so only the
+    /// rare event whose verdict they may change pays for it.
+    mutating func runOverdueDeadlines(
+        judging event: Event,
+        before now: Instant,
+        into effects: inout [Effect]
+    ) throws(BackgroundSystemError) {
+        guard let next = nextDeadline, next < now else {
+            if let error = validate(event) { throw error }
+            return
+        }
+        guard !event.canBeRefused || overdueDeadlinesKeepVerdict(on: event, before: now) else {
+            countVisits(apps.count)
+            var advanced = self
+            var overdue: [Effect] = []
+            advanced.runDeadlines(before: now, into: &overdue)
+            if let error = advanced.validate(event) { throw error }
+            self = advanced
+            effects.append(contentsOf: overdue)
+            return
+        }
+        if let error = validate(event) { throw error }
+        runDeadlines(before: now, into: &effects)
+        #if DEBUG
+        let verdict = validate(event)
+        assert(verdict == nil, "overdue deadlines changed the verdict on \(event): \(String(describing: verdict))")
+        #endif
+    }
+
+    /// Whether the deadlines due before `now` leave the verdict on a lifecycle event as it is.
+    ///
+    /// The verdict reads only the event's app (its state, its force-quit mark). A deadline
+    /// changes the app whose deadline it is, and, when it ends a process that held a task
+    /// slot, the apps waiting in the slot lines (one may be launched). So an app with no
+    /// deadline of its own before `now` keeps its state through them if it waits for no slot,
+    /// or if no app holding a slot (at most ``SchedulingPolicy/maximumAppsRunningTasks``) has a
+    /// deadline before `now`. (Debug builds check the verdict again after the deadlines ran.)
+    func overdueDeadlinesKeepVerdict(on event: Event, before now: Instant) -> Bool {
+        let app: AppID
+        switch event {
+        case .launch(let id, _), .activate(let id), .deactivate(let id), .enterBackground(let id),
+            .enterForeground(let id), .resumeInBackground(let id), .terminate(let id, _):
+            app = id
+        default:
+            return true  // never refused
+        }
+        guard let index = appIndex[app] else { return true }  // no deadline creates an app
+        if let due = deadline(ofAppAt: index), due.at < now { return false }
+        guard slotLines.isWaiting(index) else { return true }
+        return busyApps.allSatisfy { busy in deadline(ofAppAt: busy).map { $0.at >= now } ?? true }
     }
 
     /// Processes every deadline strictly before `now`, each at its own instant, earliest first.

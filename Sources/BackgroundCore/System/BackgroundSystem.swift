@@ -121,21 +121,7 @@ public struct BackgroundSystem: Sendable {
             #endif
             return reply
         }
-        if let next = nextDeadline, next < now, event.canBeRefused {
-            // A refused event changes nothing, not even the overdue deadlines: they run on a
-            // copy, kept only if the event is accepted. The copy costs in proportion to the
-            // state, so only the lifecycle events that can be refused pay for it.
-            var advanced = self
-            var overdue: [Effect] = []
-            advanced.runDeadlines(before: now, into: &overdue)
-            if let error = advanced.validate(event) { throw error }
-            self = advanced
-            effects.append(contentsOf: overdue)
-        } else if let next = nextDeadline, next < now {
-            runDeadlines(before: now, into: &effects)
-        } else if let error = validate(event) {
-            throw error
-        }
+        try runOverdueDeadlines(judging: event, before: now, into: &effects)
         self.now = now
         reply = apply(event, at: now, into: &effects)
         runDeadlines(through: now, into: &effects)
@@ -312,10 +298,10 @@ public struct BackgroundSystem: Sendable {
     /// (where Apple reports `Double.greatestFiniteMagnitude`, R1.9).
     public func backgroundTimeRemaining(of app: AppID, at now: Instant) -> Duration? {
         guard let index = appIndex[app] else { return nil }
-        let record = apps[index]
-        if record.state.isForeground { return nil }
-        if !record.state.isRunning { return .zero }
-        return record.budget.remaining(at: max(now, self.now))
+        let state = apps[index].state
+        if state.isForeground { return nil }
+        if !state.isRunning { return .zero }
+        return apps[index].budget.remaining(at: max(now, self.now))
     }
 
     /// Every app the system knows, in the order it first saw them.

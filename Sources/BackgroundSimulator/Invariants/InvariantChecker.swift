@@ -93,9 +93,14 @@ struct InvariantChecker {
             if let app = effect.app { touched.insert(app) }
             observe(effect, hasHandler: hasHandler, debugLaunch: debugLaunch, core: core, at: now)
         }
-        let apps = touched.sorted()  // violations in an order that never depends on hashing
-        checkLimits(of: apps, core: core, at: now)
-        updatePromises(of: apps, core: core, at: now)
+        // Violations in an order that never depends on hashing; each app's pending requests
+        // are asked for once, for both checks.
+        for app in touched.sorted() {
+            let pending = core.pendingRequests(of: app)
+            checkLimits(of: app, pending: pending, core: core, at: now)
+            updatePromises(of: app, pending: pending, core: core, at: now)
+        }
+        checkBusyApps(at: now)
     }
 
     private mutating func observe(
@@ -227,47 +232,44 @@ struct InvariantChecker {
         busyApps[app] = count > runs ? count - runs : nil
     }
 
-    private mutating func checkLimits(of apps: [AppID], core: BackgroundSystem, at now: Instant) {
+    private mutating func checkLimits(of app: AppID, pending: [TaskRequest], core: BackgroundSystem, at now: Instant) {
         let scheduling = policy.scheduling
-        for app in apps {
-            let pending = core.pendingRequests(of: app)
-            let limits: [(TaskKind, Int)] = [
-                (.appRefresh, scheduling.maximumPendingRefreshRequests),
-                (.processing, scheduling.maximumPendingProcessingRequests),
-                (.continuedProcessing, scheduling.maximumPendingContinuedRequests),
-            ]
-            for (kind, limit) in limits {
-                let count = pending.count { $0.kind == kind }
-                if count > limit {
-                    add(.init(.limitsHold, "\(count) pending \(kind) requests, limit \(limit)", at: now, app: app))
-                }
-            }
-            // (The core clamps the remaining time at zero; what is left to check is the top.)
-            if let remaining = core.backgroundTimeRemaining(of: app, at: now), remaining > policy.backgroundTimeBudget {
-                add(.init(.limitsHold, "background time remaining \(remaining), above the budget", at: now, app: app))
+        let limits: [(TaskKind, Int)] = [
+            (.appRefresh, scheduling.maximumPendingRefreshRequests),
+            (.processing, scheduling.maximumPendingProcessingRequests),
+            (.continuedProcessing, scheduling.maximumPendingContinuedRequests),
+        ]
+        for (kind, limit) in limits {
+            let count = pending.count { $0.kind == kind }
+            if count > limit {
+                add(.init(.limitsHold, "\(count) pending \(kind) requests, limit \(limit)", at: now, app: app))
             }
         }
-        let busy = busyApps.count
-        if busy > scheduling.maximumAppsRunningTasks {
-            add(
-                .init(
-                    .limitsHold,
-                    "\(busy) apps running tasks at once, limit \(scheduling.maximumAppsRunningTasks)",
-                    at: now
-                )
-            )
+        // (The core clamps the remaining time at zero; what is left to check is the top.)
+        if let remaining = core.backgroundTimeRemaining(of: app, at: now), remaining > policy.backgroundTimeBudget {
+            add(.init(.limitsHold, "background time remaining \(remaining), above the budget", at: now, app: app))
         }
     }
 
-    /// Remembers, for each pending request of the apps an event touched, the earliest run its
+    private mutating func checkBusyApps(at now: Instant) {
+        let limit = policy.scheduling.maximumAppsRunningTasks
+        if busyApps.count > limit {
+            add(.init(.limitsHold, "\(busyApps.count) apps running tasks at once, limit \(limit)", at: now))
+        }
+    }
+
+    /// Remembers, for each pending request of an app the event touched, the earliest run its
     /// explanation promises; a run before it is a lie.
-    private mutating func updatePromises(of apps: [AppID], core: BackgroundSystem, at now: Instant) {
-        for app in apps {
-            for request in core.pendingRequests(of: app) {
-                guard let why = core.eligibility(of: app, identifier: request.identifier, at: now) else { continue }
-                let key = PromiseKey(app: app, identifier: request.identifier)
-                promises[key] = Promise(submittedAt: request.submittedAt, earliest: why.earliestRun)
-            }
+    private mutating func updatePromises(
+        of app: AppID,
+        pending: [TaskRequest],
+        core: BackgroundSystem,
+        at now: Instant
+    ) {
+        for request in pending {
+            guard let why = core.eligibility(of: app, identifier: request.identifier, at: now) else { continue }
+            let key = PromiseKey(app: app, identifier: request.identifier)
+            promises[key] = Promise(submittedAt: request.submittedAt, earliest: why.earliestRun)
         }
     }
 
