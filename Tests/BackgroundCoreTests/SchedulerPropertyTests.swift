@@ -95,6 +95,7 @@ enum SchedulerProperty: String, Sendable, CaseIterable {
     case pendingLimits
     case earliestRunIsALowerBound
     case invariants
+    case earliestRunsAtOnce
 }
 
 /// Plays a scenario against a `Driver` and records each property's violations.
@@ -264,8 +265,27 @@ struct SchedulerScenario {
                 let key = PromiseKey(app: app, request: request)
                 promised[key] = max(promised[key] ?? why.earliestRun, why.earliestRun)
             }
+            checkEarliestRunsAtOnce(of: app, pending: pending)
         }
         for violation in system.checkInvariants() { record(.invariants, violation) }
+    }
+
+    /// The checker's batch answer is each request's own explanation's earliest run.
+    private mutating func checkEarliestRunsAtOnce(of app: AppID, pending: [TaskRequest]) {
+        let system = d.system
+        let batch = system.pendingRequestsWithEarliestRun(of: app, at: system.now)
+        if batch.map(\.request.identifier).sorted() != pending.map(\.identifier).sorted() {
+            record(.earliestRunsAtOnce, "\(app): \(batch.map(\.request.identifier)) for \(pending.map(\.identifier))")
+        }
+        for (request, earliest) in batch {
+            let why = system.eligibility(of: app, identifier: request.identifier, at: system.now)
+            if why?.earliestRun != earliest || why?.request != request {
+                record(
+                    .earliestRunsAtOnce,
+                    "\(app) \(request.identifier): \(earliest), explained \(String(describing: why))"
+                )
+            }
+        }
     }
 
     private mutating func record(_ property: SchedulerProperty, _ message: String) {
@@ -313,6 +333,11 @@ struct SchedulerPropertyTests {
     @Test("A task never starts before an earliestRun the system computed for it at any earlier point")
     func earliestRunIsALowerBound() async {
         await check(.earliestRunIsALowerBound)
+    }
+
+    @Test("The earliest runs of an app's pending requests, asked at once, are each request's explained earliest run")
+    func earliestRunsAtOnceMatchExplanations() async {
+        await check(.earliestRunsAtOnce)
     }
 
     @Test("checkInvariants() is empty after every event")

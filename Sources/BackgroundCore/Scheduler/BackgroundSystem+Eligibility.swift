@@ -17,6 +17,29 @@ extension BackgroundSystem {
         return Eligibility(app: app, request: request, at: now, unmet: unmet)
     }
 
+    /// Each pending request of the app (fetch is not one), with the earliest instant its
+    /// explanation names: ``Eligibility/earliestRun`` of ``eligibility(of:identifier:at:)`` for
+    /// each, in no particular order, found with one lookup of the app.
+    ///
+    /// For the simulator's invariant checker, which asks after every event for every app the
+    /// event touched: device conditions never clear at a known instant, so they are skipped.
+    package func pendingRequestsWithEarliestRun(
+        of app: AppID,
+        at now: Instant
+    ) -> [(request: TaskRequest, earliestRun: Instant)] {
+        guard let index = appIndex[app] else { return [] }
+        var found: [(request: TaskRequest, earliestRun: Instant)] = []
+        for pending in apps[index].pending.values where pending.request.kind != .fetch {
+            var earliest = now
+            if let begin = pending.request.earliestBegin, begin > earliest { earliest = begin }
+            for condition in appConditions(for: pending.request, of: index, at: max(now, self.now)) {
+                if let clears = condition.clearsAt, clears > earliest { earliest = clears }
+            }
+            found.append((pending.request, earliest))
+        }
+        return found
+    }
+
     /// The device conditions the request needs and the device does not meet.
     func deviceConditions(for request: TaskRequest) -> [UnmetCondition] {
         let blocked = DeviceGates(for: request, policy: policy.scheduling).intersection(unmetGates)

@@ -96,9 +96,9 @@ struct InvariantChecker {
         // Violations in an order that never depends on hashing; each app's pending requests
         // are asked for once, for both checks.
         for app in touched.sorted() {
-            let pending = core.pendingRequests(of: app)
-            checkLimits(of: app, pending: pending, core: core, at: now)
-            updatePromises(of: app, pending: pending, core: core, at: now)
+            let pending = core.pendingRequestsWithEarliestRun(of: app, at: now)
+            checkLimits(of: app, pending: pending.map(\.request), core: core, at: now)
+            updatePromises(of: app, pending: pending)
         }
         checkBusyApps(at: now)
     }
@@ -259,17 +259,12 @@ struct InvariantChecker {
     }
 
     /// Remembers, for each pending request of an app the event touched, the earliest run its
-    /// explanation promises; a run before it is a lie.
-    private mutating func updatePromises(
-        of app: AppID,
-        pending: [TaskRequest],
-        core: BackgroundSystem,
-        at now: Instant
-    ) {
-        for request in pending {
-            guard let why = core.eligibility(of: app, identifier: request.identifier, at: now) else { continue }
+    /// explanation promises (``BackgroundSystem/eligibility(of:identifier:at:)``, all of the
+    /// app's at once); a run before it is a lie.
+    private mutating func updatePromises(of app: AppID, pending: [(request: TaskRequest, earliestRun: Instant)]) {
+        for (request, earliest) in pending {
             let key = PromiseKey(app: app, identifier: request.identifier)
-            promises[key] = Promise(submittedAt: request.submittedAt, earliest: why.earliestRun)
+            promises[key] = Promise(submittedAt: request.submittedAt, earliest: earliest)
         }
     }
 
