@@ -80,9 +80,15 @@ struct SimulatorBench {
     }
 
     /// The process's resident set size, from /proc/self/status.
-    static func residentKiB() -> Int {
+    static func residentKiB() -> Int { statusKiB("VmRSS:") }
+
+    /// The largest resident set size the process has had (VmHWM): with app counts in increasing
+    /// order, what the largest run so far needed at its peak.
+    static func peakResidentKiB() -> Int { statusKiB("VmHWM:") }
+
+    static func statusKiB(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
         }
         return -1
@@ -95,9 +101,9 @@ struct SimulatorBench {
         print("CPU time (CLOCK_PROCESS_CPUTIME_ID), best of \(rounds)")
         print(
             "| apps | system events | (a) checked | (b) unchecked | (c) core replay | (a) µs/event | (c) µs/event "
-                + "| apps visited/event |"
+                + "| apps visited/event | peak RSS so far |"
         )
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for count in counts {
             let scenario = month(apps: count)
             var checked: [Double] = []
@@ -125,7 +131,7 @@ struct SimulatorBench {
             print(
                 "| \(count) | \(events) | \(ms(a)) | \(ms(unchecked.min()!)) | \(ms(c)) | "
                     + "\(String(format: "%.2f", a / Double(events) * 1e6)) | \(String(format: "%.2f", c / Double(events) * 1e6)) | "
-                    + "\(String(format: "%.2f", Double(visits) / Double(events))) |"
+                    + "\(String(format: "%.2f", Double(visits) / Double(events))) | \(peakResidentKiB() / 1024) MB |"
             )
         }
     }
