@@ -25,6 +25,9 @@ let package = Package(
         .library(name: "BackgroundDevice", targets: ["BackgroundDevice"]),
         // The test kit: a virtual device and virtual time that apps' own test suites drive.
         .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
+        // Swift Testing glue for the test kit (a trait: simulator faults fail the test); only test
+        // targets link it, never bgctl.
+        .library(name: "BackgroundSimulatorTesting", targets: ["BackgroundSimulatorTesting"]),
         // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
         .library(name: "BackgroundServiceLifecycle", targets: ["BackgroundServiceLifecycle"]),
         // The daemon's Linux edge for app processes: spawn with an inherited socket into a cgroup,
@@ -84,6 +87,11 @@ let package = Package(
                 "BackgroundExecution",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BackgroundSimulatorTesting",
+            dependencies: ["BackgroundSimulator"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -364,7 +372,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BackgroundSimulatorTests",
-            dependencies: ["BackgroundSimulator", "BackgroundExecution", "BackgroundTestSupport", "bgctl"],
+            dependencies: [
+                "BackgroundSimulator", "BackgroundSimulatorTesting", "BackgroundExecution", "BackgroundTestSupport",
+                "bgctl",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -30,6 +30,9 @@ public final class AppProcess {
     var mainThreadFreeAt: Instant = .zero
     /// The app runtime's tables of this process (the same runtime users run).
     var tables = RuntimeTables()
+    /// The system's identifiers of the assertions begun off the main actor, by provisional
+    /// identifier (`nil`: the system denied it on arrival); see `ProvisionalAssertions`.
+    var provisionalAssertions: [Int: AssertionID?] = [:]
     /// The transport under the process's runtime.
     let connection: SimulatedConnection
     var hasFinishedLaunching = false
@@ -88,6 +91,8 @@ public final class AppProcess {
         for task in tables.liveTasks.values { _ = task.value.takeExpirationHandler() }
         deferred = []
         tables.removeAll()
+        provisionalAssertions = [:]
+        connection.publishEnded()
         delegate = nil  // delegates often hold their process
         kept = []
     }
@@ -146,7 +151,12 @@ extension Simulator {
         nextProcessSerial += 1
         let process = AppProcess(app: app, launchKind: kind, serial: nextProcessSerial, simulator: self)
         processes[app] = process
-        let launch = installed.first { $0.id == app }?.launch
+        let installedApp = installed.first { $0.id == app }
+        if let modes = installedApp?.manifest.backgroundModes {
+            process.connection.view.withLock { $0.declaredModes = modes }
+        }
+        publish(process)
+        let launch = installedApp?.launch
         schedule(at: now, .app(process, { launch?(process) }))
         return process
     }
@@ -158,9 +168,15 @@ extension Simulator {
         return process
     }
 
-    /// Ends an app's process: its pending work, handlers and tasks go with it.
+    /// Ends an app's process: its pending work, handlers and tasks go with it, and a run it had
+    /// not completed ends as killed.
     func endProcess(_ app: AppID) {
         processes.removeValue(forKey: app)?.end()
+        let killed = runIndex.filter { runRecords[$0.value].app == app }
+        for (id, index) in killed.sorted(by: { $0.value < $1.value }) {
+            runRecords[index].finish(.killed, at: now)
+            runIndex[id] = nil
+        }
         backgroundApps.remove(app)
         lastBudgetSample[app] = nil
         if foregroundApp == app { foregroundApp = nil }

@@ -38,7 +38,7 @@ extension Simulator {
             reports.append(report)
             endProcess(app)
         case .fault(let app, let message):
-            faults.append((app, message))
+            raise(BackgroundFault(api: "BGTaskScheduler", message: message, app: app))
         case .launch(let app, let reason, _):
             startProcess(app, kind: reason == .user ? .foreground : .background)
         case .resume(let app, _):
@@ -55,6 +55,10 @@ extension Simulator {
             let denied = deniedHandler
             if case .assertionDenied = effect { deniedHandler = nil }
             process.connection.carryOut(effect, deniedHandler: denied)
+            switch effect {
+            case .stateChanged, .runExpirationHandler, .backgroundRefreshStatusChanged: publish(process)
+            default: break
+            }
         }
     }
 

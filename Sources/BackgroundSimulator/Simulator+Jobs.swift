@@ -19,6 +19,7 @@ extension Simulator {
         case .app(let process, let work):
             runAppJob(process, work)
         case .driver(let work):
+            closeMainQueueTurn()  // the test's own code is no app's
             work()
         case .batteryStep(let generation):
             batteryStep(generation)
@@ -42,13 +43,17 @@ extension Simulator {
         runAppCode(process, work)
     }
 
-    /// Runs app code with `UIApplication.shared` answering the process's application.
+    /// Runs app code with `UIApplication.shared` answering the process's application: there,
+    /// in the `Task`s it starts (a task-local value they inherit) and in the blocks it queues on
+    /// the main queue during this turn (a mark in the main queue).
     func runAppCode(_ process: AppProcess, _ work: () -> Void) {
         checker.appCodeRuns(process.app, state: core.state(of: process.app), at: now)
+        openMainQueueTurn(process.application)
+        publish(process)
         let previous = currentProcess
         currentProcess = process
         defer { currentProcess = previous }
-        UIApplication.withShared(process.application, work)
+        UIApplication.$running.withValue(process.application, operation: work)
     }
 }
 

@@ -1,4 +1,5 @@
 public import BackgroundCore
+public import BackgroundExecution
 
 /// What a test reads: the apps' states, requests, assertions and runs, and the device.
 extension Simulator {
@@ -26,6 +27,28 @@ extension Simulator {
 
     /// The app's running process, if it has one.
     public func process(of app: AppID) -> AppProcess? { processes[app] }
+
+    /// The `UIApplication` of the app's running process: what `UIApplication.shared` answers in
+    /// its code. `nil` while the app has no process.
+    ///
+    /// ```swift
+    /// let task = simulator.application(of: news)!.beginBackgroundTask(withName: "From the test")
+    /// ```
+    public func application(of app: AppID) -> UIApplication? { processes[app]?.application }
+
+    /// The `BGTaskScheduler` of the app's running process: what `BGTaskScheduler.shared` answers
+    /// in its code. `nil` while the app has no process.
+    ///
+    /// ```swift
+    /// try simulator.taskScheduler(of: news)?.submit(BGAppRefreshTaskRequest(identifier: "refresh"))
+    /// ```
+    public func taskScheduler(of app: AppID) -> BGTaskScheduler? { processes[app]?.application.taskScheduler }
+
+    /// The app's Background App Refresh status, as `UIApplication.backgroundRefreshStatus` reads
+    /// it in the app (whether or not it has a process).
+    public func backgroundRefreshStatus(of app: AppID) -> UIBackgroundRefreshStatus {
+        UIBackgroundRefreshStatus(core.backgroundRefreshStatus(of: app))
+    }
 
     /// Every task run handed to apps so far, in the order they started.
     public var taskRuns: [TaskRunRecord] { runRecords }

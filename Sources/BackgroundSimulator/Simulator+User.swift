@@ -37,6 +37,25 @@ public struct UserDriver {
         }
     }
 
+    /// Stops a running continued-processing task from its Live Activity, as the user can: the
+    /// task's expiration handler runs and the run ends (iOS 26).
+    ///
+    /// - Parameters:
+    ///   - identifier: The request's identifier.
+    ///   - app: The app running it.
+    public func stopContinuedProcessingTask(_ identifier: String, of app: AppID) {
+        simulator.act(.stopTask(app, identifier)) { simulator in
+            let running = simulator.taskRuns(of: app).last {
+                $0.identifier == identifier && $0.outcome == nil && $0.run.request.kind == .continuedProcessing
+            }
+            guard let running else {
+                simulator.note("\(app) has no continued-processing task \(identifier) running")
+                return
+            }
+            simulator.send(.userCancelledTask(app, running.run.id))
+        }
+    }
+
     /// Locks the device: the screen goes off, the foreground app moves to the background, and
     /// the device turns idle after ``BatteryModel/idleAfterLock``.
     public func lock() {

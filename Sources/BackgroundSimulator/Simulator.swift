@@ -107,8 +107,13 @@ public final class Simulator {
     public internal(set) var events: [SimulationEvent] = []
     /// Every termination report, in order.
     public internal(set) var reports: [TerminationReport] = []
-    /// Misuse the system answered with a fault (a crash on iOS): app and message.
-    public internal(set) var faults: [(app: AppID, message: String)] = []
+    /// Misuse the system answered with a fault (a crash on iOS), in order; each names its app.
+    /// See ``onFault``.
+    public internal(set) var faults: [BackgroundFault] = []
+    /// Called with each fault of this simulator's apps, on the main actor; either way the fault
+    /// is kept in ``faults`` and the log. Starts as ``defaultOnFault`` (which the
+    /// `BackgroundSimulatorTesting` trait `.simulatorFaultsFailTheTest` binds to fail the test).
+    public var onFault: (@MainActor (BackgroundFault) -> Void)?
     /// How many messages crossed the encoding boundary (``Configuration/encodesMessages``): each
     /// event and each answer is one.
     public private(set) var encodedMessageCount = 0
@@ -133,6 +138,15 @@ public final class Simulator {
     var deniedHandler: (@MainActor @Sendable () -> Void)?
     /// The process whose code is running now, if any.
     var currentProcess: AppProcess?
+    /// Calls from app code on other threads, applied at the simulator's next step.
+    lazy var inbox = CallInbox(simulator: self)
+    /// The application whose main-queue turn is open (see `UIApplication.markMainQueueTurn`).
+    var mainQueueTurn: UIApplication?
+    /// Whether app code may use the main queue and threads of its own: app turns are marked in
+    /// the main queue (so blocks app code queues there run as that app), and what the apps'
+    /// threads read without waiting is published (the time, each process's ``ProcessView``).
+    /// Scenario runs, whose apps do neither, turn it off.
+    var servesAppThreads = true
     var foregroundApp: AppID?
     /// Apps running in the background (not suspended): the battery's background workers.
     var backgroundApps: Set<AppID> = []
@@ -153,6 +167,7 @@ public final class Simulator {
     /// Creates a simulator with no apps, at T+0.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.onFault = Self.defaultOnFault
         self.random = SplitMix64(seed: configuration.seed)
         self.deviceState = configuration.device
         self.core = BackgroundSystem(policy: configuration.policy, device: configuration.device.conditions)
@@ -161,11 +176,14 @@ public final class Simulator {
         refreshBattery()
         if deviceState.isLocked && !deviceState.isIdle { scheduleIdle() }
         if !deviceState.backgroundAppRefresh { send(.setBackgroundRefresh(.systemSwitch(false))) }
+        LiveSimulators.add(inbox)
     }
 
     /// A finished simulator ends the processes still running: their handlers, tasks and delegates
     /// often hold the process (as app code does), and would otherwise keep it alive forever.
     isolated deinit {
+        LiveSimulators.remove(inbox)
+        inbox.close()
         for process in processes.values { process.end() }
     }
 
@@ -188,22 +206,33 @@ public final class Simulator {
     /// Moves time forward to `instant`, running everything that falls due on the way. Time
     /// never goes backwards: an instant in the past runs what is due now.
     public func run(until instant: Instant) {
-        while halted == nil, let next = queue.min, next.at <= instant {
-            let job = queue.removeMin()
-            if job.at > now {
-                now = job.at
-                jobsThisInstant = 0
-            }
-            jobsThisInstant += 1
-            if jobsThisInstant > Self.maximumJobsPerInstant {
-                halt(
-                    "more than \(Self.maximumJobsPerInstant) pieces of work at \(now): the system and the apps keep each other busy"
-                )
-                break
-            }
-            execute(job)
-        }
+        while step(until: instant) != nil {}
         now = max(now, instant)
+        publishTime()
+        closeMainQueueTurn()
+    }
+
+    /// Runs the next piece of work due by `instant`, after the calls app code made from other
+    /// threads meanwhile. Returns what ran, or `nil` when nothing is due (or the run halted).
+    @discardableResult
+    func step(until instant: Instant) -> Job.Work? {
+        if inbox.hasCalls { inbox.drain(into: self) }
+        guard halted == nil, let next = queue.min, next.at <= instant else { return nil }
+        let job = queue.removeMin()
+        if job.at > now {
+            now = job.at
+            jobsThisInstant = 0
+            publishTime()
+        }
+        jobsThisInstant += 1
+        if jobsThisInstant > Self.maximumJobsPerInstant {
+            halt(
+                "more than \(Self.maximumJobsPerInstant) pieces of work at \(now): the system and the apps keep each other busy"
+            )
+            return nil
+        }
+        execute(job)
+        return job.work
     }
 
     /// How much work may happen at one instant before the run is declared stuck.
@@ -276,6 +305,7 @@ public final class Simulator {
         checker.observe(event, reply: reply, effects, core: core, at: now)
         if let reply, let app = event.app { record(.reply(app, reply)) }
         perform(effects)
+        if servesAppThreads, let app = event.app, let process = processes[app] { publish(process) }
         checkCustomInvariants()
         flushViolations()
         syncWakeup()

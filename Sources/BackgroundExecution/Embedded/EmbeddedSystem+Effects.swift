@@ -43,7 +43,7 @@ extension EmbeddedSystem {
         case .log(let record):
             configuration.logger.log(level: record.level.swiftLogLevel, "\(ControlCharacters.escaped(record.message))")
         case .fault(_, let message):
-            BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
+            raise(BackgroundFault(api: "BGTaskScheduler", message: message, app: app))
         case .taskFinished(_, let id, let outcome):
             configuration.logger.info("\(app): \(id) finished: \(outcome.rawValue)")
         case .modeChanged(_, let mode, let held):

@@ -138,6 +138,16 @@ extension EmbeddedSystem {
         configuration.logger.log(level: level.swiftLogLevel, "\(app): \(message)")
     }
 
+    /// Raises a fault of this system's app: to ``Configuration/onFault`` if set, else
+    /// process-wide, through ``BackgroundFault/hook``.
+    public func raise(_ fault: BackgroundFault) {
+        if let onFault = configuration.onFault {
+            onFault(fault)
+        } else {
+            BackgroundFault.raise(fault)
+        }
+    }
+
     /// The mapping from this system's timeline to wall-clock time, for the store.
     var wallClock: WallClock {
         WallClock(unixSecondsAtOrigin: Date().timeIntervalSince1970 - now.seconds)

@@ -91,6 +91,10 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         /// as a transport to another process would; no foreground fast path. For tests of the
         /// seam; the default is `$BACKGROUND_ENCODE_MESSAGES == "1"`.
         public var encodesMessages: Bool = EncodingBoundary.requestedByEnvironment
+        /// Where this system's faults (misuse iOS traps on) go; `nil` sends them to the
+        /// process-wide ``BackgroundFault/hook``. Set it in tests that run in parallel, so each
+        /// sees its own system's faults only.
+        public var onFault: (@Sendable (BackgroundFault) -> Void)?
 
         /// Creates a configuration.
         ///
@@ -203,7 +207,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     /// `advance` or `runPending`); launch handlers must be registered before then, as in
     /// `application(_:didFinishLaunchingWithOptions:)`.
     ///
-    /// A store that cannot be read is a fault (through ``BackgroundFault/hook``): the system
+    /// A store that cannot be read is a fault (through ``Configuration/onFault``): the system
     /// never starts over a store it could not read.
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -238,8 +242,12 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
                 deliver(.restore(saved))
             }
         } catch {
-            BackgroundFault.raise(
-                BackgroundFault(api: "EmbeddedSystem", message: "the background store could not be read: \(error)")
+            raise(
+                BackgroundFault(
+                    api: "EmbeddedSystem",
+                    message: "the background store could not be read: \(error)",
+                    app: app
+                )
             )
         }
     }

@@ -59,6 +59,12 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// The pending requests, oldest first.
     func pendingTaskRequests() -> [TaskRequest]
 
+    /// The pending requests, oldest first, handed to `reply` when the system answers: at once
+    /// by default; a system that would have to block the caller's thread to answer there (the
+    /// simulator, for a call off its main actor) answers later, on another thread. What
+    /// `getPendingTaskRequests(completionHandler:)` and `pendingTaskRequests()` use.
+    func pendingTaskRequests(reply: @escaping @Sendable ([TaskRequest]) -> Void)
+
     /// Why a pending request has not run; `nil` if none is pending with that identifier.
     func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility?
 
@@ -100,6 +106,11 @@ public protocol SystemConnection: AnyObject, Sendable {
 
     /// Logs a message for the app.
     func log(_ level: LogRecord.Level, _ message: String)
+
+    /// Raises a fault (misuse Apple traps on) of this system's app: the system keeps it, hands
+    /// it to its own hook, or stops the process as iOS would. A default goes process-wide,
+    /// through ``BackgroundFault/hook``.
+    func raise(_ fault: BackgroundFault)
 }
 
 extension SystemConnection {
@@ -112,4 +123,9 @@ extension SystemConnection {
 
     /// The default: nothing was held, so nothing ends.
     public func endModeActivity(_ mode: BackgroundMode) {}
+
+    /// Answers at once, with ``pendingTaskRequests()``.
+    public func pendingTaskRequests(reply: @escaping @Sendable ([TaskRequest]) -> Void) {
+        reply(pendingTaskRequests())
+    }
 }

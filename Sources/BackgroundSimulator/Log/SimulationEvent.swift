@@ -77,11 +77,13 @@ public enum UserAction: Sendable, Hashable, Codable, CustomStringConvertible {
     case lock
     /// Unlocks the device (to the home screen).
     case unlock
+    /// Stops the app's running continued-processing task with this identifier (its Live Activity).
+    case stopTask(AppID, String)
 
     /// The app acted on, if any.
     public var app: AppID? {
         switch self {
-        case .open(let app), .forceQuit(let app): return app
+        case .open(let app), .forceQuit(let app), .stopTask(let app, _): return app
         case .goHome, .lock, .unlock: return nil
         }
     }
@@ -93,6 +95,7 @@ public enum UserAction: Sendable, Hashable, Codable, CustomStringConvertible {
         case .forceQuit(let app): return "user force-quits \(app)"
         case .lock: return "user locks the device"
         case .unlock: return "user unlocks the device"
+        case .stopTask(let app, let identifier): return "user stops \(app)'s task \(identifier)"
         }
     }
 }

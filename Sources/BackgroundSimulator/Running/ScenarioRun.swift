@@ -42,6 +42,9 @@ public final class ScenarioRun {
         configuration.recordsSystemEvents = recordSystemEvents
         if let encodesMessages { configuration.encodesMessages = encodesMessages }
         self.simulator = Simulator(configuration: configuration)
+        // Scenario apps never use the main queue, and a fault is part of the run's log.
+        simulator.servesAppThreads = false
+        simulator.onFault = { _ in }
         prepare(simulator)
         for (index, app) in scenario.apps.enumerated() {
             let manifest = try Self.manifest(of: app, path: "apps[\(index)].manifest")

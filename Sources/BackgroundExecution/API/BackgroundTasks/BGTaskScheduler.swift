@@ -1,6 +1,5 @@
 public import Dispatch
 import Foundation
-import Synchronization
 
 /// Schedules background tasks; Apple's `BGTaskScheduler`.
 ///
@@ -27,17 +26,10 @@ public final class BGTaskScheduler: Sendable {
         self.connection = connection
     }
 
-    private static let cached = Mutex<BGTaskScheduler?>(nil)
-
-    /// The app's scheduler, connected to the system behind `UIApplication.shared`.
+    /// The app's scheduler, connected to the system behind `UIApplication.shared`: in the
+    /// simulator, the scheduler of the simulated app whose code is running.
     public static var shared: BGTaskScheduler {
-        let connection = UIApplication.shared.connection
-        return cached.withLock { cached in
-            if let scheduler = cached, scheduler.connection === connection { return scheduler }
-            let scheduler = BGTaskScheduler(connection: connection)
-            cached = scheduler
-            return scheduler
-        }
+        UIApplication.shared.taskScheduler
     }
 
     /// The resources background tasks may use on this device (iOS 26).
@@ -86,13 +78,24 @@ public final class BGTaskScheduler: Sendable {
     /// Calls `completionHandler`, on a background queue, with copies of the pending requests.
     @preconcurrency
     public func getPendingTaskRequests(completionHandler: @escaping @Sendable ([BGTaskRequest]) -> Void) {
-        let requests = UncheckedSendable(pendingRequestCopies())
-        DispatchQueue.global().async { completionHandler(requests.value) }
+        connection.pendingTaskRequests { requests in
+            DispatchQueue.global().async { completionHandler(self.copies(of: requests)) }
+        }
     }
 
     /// Copies of the pending requests (submitted, not yet run).
-    public func pendingTaskRequests() async -> [BGTaskRequest] {
-        pendingRequestCopies()
+    ///
+    /// Runs on the caller's actor (as Apple's async import of `getPendingTaskRequests` may be
+    /// called from any), so main-actor code reads them without leaving the main actor.
+    ///
+    /// The calling thread never blocks: where the system cannot answer on it at once (the
+    /// simulator, from off its main actor), the call waits for the answer as a suspension.
+    nonisolated(nonsending) public func pendingTaskRequests() async -> [BGTaskRequest] {
+        let connection = self.connection
+        let requests = await withCheckedContinuation { continuation in
+            connection.pendingTaskRequests { continuation.resume(returning: $0) }
+        }
+        return copies(of: requests)
     }
 
     /// Why a pending request has not run, and the earliest it could: no Apple API has this.
@@ -146,8 +149,8 @@ public final class BGTaskScheduler: Sendable {
         return request
     }
 
-    private func pendingRequestCopies() -> [BGTaskRequest] {
-        connection.pendingTaskRequests().map { request in
+    private func copies(of requests: [TaskRequest]) -> [BGTaskRequest] {
+        requests.map { request in
             let copy: BGTaskRequest
             switch request.kind {
             case .appRefresh, .fetch, .remoteNotification:  // the last two are never listed

@@ -37,18 +37,23 @@ extension ProcessInfo {
         using block: @escaping @Sendable (Bool) -> Void
     ) {
         guard !reason.isEmpty else {
-            BackgroundFault.raise(
+            application.connection.raise(
                 BackgroundFault(
                     api: "performExpiringActivity(withReason:using:)",
-                    message: "reason must not be nil or an empty string"
+                    message: "reason must not be nil or an empty string",
+                    app: application.connection.app
                 )
             )
             return
         }
         let activity = ExpiringActivity(block)
+        // The assertion is taken here, before this call returns, as Foundation does: the app
+        // is protected from the call on (an `applicationDidEnterBackground(_:)` that returns
+        // at once is not suspended before the block starts), and a caller on the main actor
+        // takes it at a deterministic instant in the simulator.
+        let id = application.beginBackgroundTask(withName: reason) { activity.expire() }
+        guard id != .invalid else { return }  // the system calls the handler: block(true) once
         DispatchQueue.global().async {
-            let id = application.beginBackgroundTask(withName: reason) { activity.expire() }
-            guard id != .invalid else { return }  // the system calls the handler: block(true) once
             block(false)
             activity.finish()
             application.endBackgroundTask(id)

@@ -78,6 +78,9 @@ extension UIApplication {
 
     /// Marks the end of a background task. Callable from any thread, queue or actor.
     ///
+    /// In the simulator, the identifier names its app, so an end made where the app cannot be
+    /// told (a thread of the app's own) still ends that app's task.
+    ///
     /// Ending an unknown or already-ended identifier logs UIKit's message ("Can't end
     /// BackgroundTask: no background task exists with identifier …") and does nothing else.
     /// Ending ``UIBackgroundTaskIdentifier/invalid`` does nothing.
@@ -85,6 +88,14 @@ extension UIApplication {
     /// - Parameter identifier: The value `beginBackgroundTask` returned.
     public nonisolated func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {
         guard identifier != .invalid else { return }
+        if identifier.rawValue >> AssertionRoutes.tagShift != 0, !(connection is any AssertionRoutes.Tagging),
+            let owner = AssertionRoutes.connection(for: identifier.rawValue)
+        {
+            // A simulated app's identifier reached an application that is not a simulated app's
+            // (a bootstrapped one, from a thread the simulator cannot attribute): its own app ends it.
+            owner.endTagged(identifier.rawValue)
+            return
+        }
         connection.endAssertion(AssertionID(rawValue: identifier.rawValue))
     }
 

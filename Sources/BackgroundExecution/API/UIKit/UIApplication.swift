@@ -25,6 +25,10 @@ public final class UIApplication: Sendable {
     /// The system this application talks to.
     public let connection: any SystemConnection
 
+    /// The app's `BGTaskScheduler`: what `BGTaskScheduler.shared` answers while ``shared`` is
+    /// this application.
+    public let taskScheduler: BGTaskScheduler
+
     /// The delegate that receives lifecycle calls, on the main actor.
     @MainActor public weak var delegate: (any UIApplicationDelegate)?
 
@@ -37,19 +41,31 @@ public final class UIApplication: Sendable {
     ///   connection or the simulator.
     public init(connection: any SystemConnection) {
         self.connection = connection
+        self.taskScheduler = BGTaskScheduler(connection: connection)
         connection.attach(self)
     }
 
-    private static let sharedStorage = Mutex<UIApplication?>(nil)
+    /// What ``bootstrap(_:)`` connected, or the default once first used; `bootstrapped` tells
+    /// an explicit connection from the default.
+    private static let sharedStorage = Mutex<(application: UIApplication?, bootstrapped: Bool)>((nil, false))
 
     /// The app's application object: UIKit's singleton.
     ///
-    /// Connected to ``EmbeddedSystem/default`` on first use unless ``bootstrap(_:)`` ran before.
+    /// In the app's own process, the application ``bootstrap(_:)`` connected, or one connected
+    /// to ``EmbeddedSystem/default`` on first use. In the simulator, where many apps share one
+    /// process, the application of the simulated app whose code is running: its main-actor
+    /// code, the `Task`s it starts and the actors they call, and the main-queue blocks it
+    /// queues during its turn (see ``running``).
     public static var shared: UIApplication {
-        sharedStorage.withLock { stored in
-            if let application = stored { return application }
+        if let running = attributedApplication { return running }
+        let stored = sharedStorage.withLock { $0 }
+        if stored.bootstrapped, let application = stored.application { return application }
+        if let contextless = contextlessApplication() { return contextless }
+        if let application = stored.application { return application }
+        return sharedStorage.withLock { stored in
+            if let application = stored.application { return application }
             let application = UIApplication(connection: EmbeddedSystem.default)
-            stored = application
+            stored.application = application
             return application
         }
     }
@@ -58,27 +74,20 @@ public final class UIApplication: Sendable {
     /// shutdown policy, or a test's system on a ``ManualClock``.
     ///
     /// Call it before the app first touches `shared`; calling it again replaces the connection
-    /// (tests that do so must not run in parallel with each other).
+    /// (tests that do so must not run in parallel with each other). The simulator's apps are not
+    /// affected: their code gets its own application whatever was bootstrapped.
     ///
     /// - Returns: The new shared application.
     @discardableResult
     public static func bootstrap(_ connection: any SystemConnection) -> UIApplication {
         let application = UIApplication(connection: connection)
-        sharedStorage.withLock { $0 = application }
+        sharedStorage.withLock { $0 = (application, true) }
         return application
     }
 
-    /// Runs `body` with ``shared`` (and so `BGTaskScheduler.shared`) answering `application`,
-    /// then puts the previous one back: how the simulator runs each app's code against its own
-    /// application object while many apps share one process.
-    package static func withShared<Result>(_ application: UIApplication, _ body: () throws -> Result) rethrows -> Result
-    {
-        let previous = sharedStorage.withLock { stored in
-            defer { stored = application }
-            return stored
-        }
-        defer { sharedStorage.withLock { $0 = previous } }
-        return try body()
+    /// The application ``bootstrap(_:)`` connected, if it ran.
+    package static var bootstrapped: UIApplication? {
+        sharedStorage.withLock { $0.bootstrapped ? $0.application : nil }
     }
 
     /// The app's state: Apple's three values (S7).
@@ -123,7 +132,7 @@ public enum UIBackgroundRefreshStatus: Int, Sendable, Hashable, CustomStringConv
     /// Available.
     case available = 2
 
-    init(_ status: BackgroundRefreshStatus) {
+    package init(_ status: BackgroundRefreshStatus) {
         switch status {
         case .restricted: self = .restricted
         case .denied: self = .denied
