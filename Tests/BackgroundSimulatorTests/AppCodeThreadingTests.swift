@@ -78,6 +78,17 @@ func settle(_ simulator: Simulator, until done: @MainActor () -> Bool) async -> 
     return done()
 }
 
+/// What app code usually does at launch, with `BGTaskScheduler.shared`: registers a refresh
+/// handler (which completes its task) and submits a request for an hour from now.
+func scheduleRefresh(_ identifier: String) {
+    BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier, using: nil) { task in
+        task.setTaskCompleted(success: true)
+    }
+    let request = BGAppRefreshTaskRequest(identifier: identifier)
+    request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+    try? BGTaskScheduler.shared.submit(request)
+}
+
 /// A flag app code raises on any thread; the test waits for it with ``settle(_:until:)``,
 /// never by blocking a thread (under `dispatchMain()` the main queue needs the worker threads).
 final class Flag: Sendable {
@@ -235,12 +246,7 @@ struct AppCodeThreadingTests {
             permittedTaskIdentifiers: ["refresh"],
             backgroundModes: [.fetch]
         ) { _ in
-            BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
-                task.setTaskCompleted(success: true)
-            }
-            let request = BGAppRefreshTaskRequest(identifier: "refresh")
-            request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-            try? BGTaskScheduler.shared.submit(request)
+            scheduleRefresh("refresh")
             Task { @MainActor in
                 let pending = await BGTaskScheduler.shared.pendingTaskRequests()
                 seen.append(pending.map(\.identifier))
@@ -252,10 +258,7 @@ struct AppCodeThreadingTests {
             backgroundModes: [.fetch]
         ) {
             _ in
-            BGTaskScheduler.shared.register(forTaskWithIdentifier: "other", using: nil) { _ in }
-            let request = BGAppRefreshTaskRequest(identifier: "other")
-            request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-            try? BGTaskScheduler.shared.submit(request)
+            scheduleRefresh("other")
         }
         simulator.user.open(other)
         simulator.user.open(app)
@@ -279,10 +282,7 @@ struct AppCodeThreadingTests {
             permittedTaskIdentifiers: ["refresh"],
             backgroundModes: [.fetch]
         ) { process in
-            BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { _ in }
-            let request = BGAppRefreshTaskRequest(identifier: "refresh")
-            request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-            try? BGTaskScheduler.shared.submit(request)
+            scheduleRefresh("refresh")
             let scheduler = BGTaskScheduler.shared
             Task { @MainActor in seen.append(await scheduler.pendingTaskRequests().count) }
         }

@@ -7,8 +7,8 @@ import Testing
 
 // Calls app code makes off the main actor never wait for it: on a device they do not, and app
 // code that holds a lock, or a main actor that waits for a queue, would deadlock if they did.
-// Each test below hung forever when such calls blocked their thread until the simulator's main
-// actor answered (hence the time limit).
+// The first test deadlocked the whole test process when such calls blocked their thread until
+// the simulator's main actor answered.
 
 /// Reads the app's pending requests from an actor: off the main actor, as apps' stores do.
 actor PendingRequestsReader {
@@ -79,13 +79,15 @@ struct OffMainActorCallsTests {
         let app = simulator.install("com.example.upload") { process in
             let wrapper = LockedTaskWrapper(process.application)
             wrappers.append(wrapper)
+            // Never make the main actor wait for a global queue in a test: under load the global
+            // queues' few threads may all be waiting for the main actor (the first version of
+            // this test did, and held every main-actor test of the run for minutes).
             DispatchQueue.global().async { wrapper.begin("Upload") }
-            while !wrapper.isHolding { usleep(1000) }  // the main actor waits for the queue's begin
         }
         simulator.user.open(app)
         simulator.runPending()
         let wrapper = wrappers.all[0]
-        #expect(await settle(simulator) { simulator.assertions(of: app).count == 1 })
+        #expect(await settle(simulator) { wrapper.isHolding && simulator.assertions(of: app).count == 1 })
         simulator.user.goHome()
         simulator.advance(by: .seconds(60))  // the budget ends: the handler ends the task under the lock
         #expect(!wrapper.isHolding)
@@ -125,10 +127,7 @@ struct OffMainActorCallsTests {
             backgroundModes: [.fetch]
         ) {
             _ in
-            BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { _ in }
-            let request = BGAppRefreshTaskRequest(identifier: "refresh")
-            request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
-            try? BGTaskScheduler.shared.submit(request)
+            scheduleRefresh("refresh")
             Task { seen.append(await reader.identifiers()) }
         }
         simulator.user.open(app)
