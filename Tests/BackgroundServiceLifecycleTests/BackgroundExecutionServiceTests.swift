@@ -25,10 +25,18 @@ struct BackgroundExecutionServiceTests {
             let (states, continuation) = AsyncStream.makeStream(of: AppLifecycleState.self)
             self.clock = clock
             self.states = states
+            var policy = SystemPolicy.server(grace: grace)
+            if realClock {
+                // On the real clock, applicationDidEnterBackground's 5 s is real time on the main
+                // actor, which this process's other suites share: a full run under load held it
+                // longer, and the watchdog (0x8badf00d) ended the app before the escalation did.
+                // Only the escalation may end a real-clock run, so that limit is as long as the budget.
+                policy.didEnterBackgroundTimeLimit = grace
+            }
             self.service = BackgroundExecutionService(
                 configuration: .init(
                     app: "com.example.service",
-                    policy: .server(grace: grace),
+                    policy: policy,
                     clock: realClock ? .continuous : .manual(clock),
                     terminationBehavior: .exitProcess,  // replaced by .record: the group ends the process
                     reportsDirectory: nil,
