@@ -162,6 +162,33 @@ struct OffMainActorCallsTests {
         #expect(simulator.pendingRequests(of: app).map(\.identifier) == ["refresh"])
     }
 
+    @Test("A mode activity begun on a background queue keeps a declaring app running; an undeclared one does not")
+    func modeActivityOffTheMainActor() async {
+        let simulator = Simulator()
+        let activities = Seen<BackgroundActivity>()
+        let app = simulator.install("com.example.player", permittedTaskIdentifiers: [], backgroundModes: [.audio]) {
+            process in
+            let application = process.application
+            DispatchQueue.global().async {
+                activities.append(application.beginPlayingAudio())  // AVAudioSession set up off the main thread
+                activities.append(application.beginUpdatingLocation())
+            }
+        }
+        simulator.user.open(app)
+        simulator.runPending()
+        #expect(await settle(simulator) { activities.all.count == 2 })
+        let all = activities.all
+        #expect(all.map(\.mode) == [.audio, .location])
+        #expect(all.map(\.keepsAppRunning) == [true, false])
+        #expect(all.last?.refusal?.contains("UIBackgroundModes") == true)
+        simulator.user.goHome()
+        simulator.advance(by: .seconds(600))
+        #expect(simulator.state(of: app) == .background, "the audio, held when its begin arrived, keeps it running")
+        all[0].end()
+        simulator.advance(by: .seconds(60))
+        #expect(simulator.state(of: app) == .suspended)
+    }
+
     @Test("applicationState and backgroundTimeRemaining off the main actor answer from the state last published")
     func queriesOffTheMainActor() async {
         let simulator = Simulator()
