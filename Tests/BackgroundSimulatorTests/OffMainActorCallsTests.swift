@@ -8,7 +8,8 @@ import Testing
 // Calls app code makes off the main actor never wait for it: on a device they do not, and app
 // code that holds a lock, or a main actor that waits for a queue, would deadlock if they did.
 // The first test deadlocked the whole test process when such calls blocked their thread until
-// the simulator's main actor answered.
+// the simulator's main actor answered. The time limit is generous: under load a full run's
+// other suites can hold the shared main actor and thread pool for minutes.
 
 /// Reads the app's pending requests from an actor: off the main actor, as apps' stores do.
 actor PendingRequestsReader {
@@ -48,7 +49,7 @@ final class LockedTaskWrapper: @unchecked Sendable {
 }
 
 @MainActor
-@Suite("Calls off the main actor never wait for it", .simulatorFaultsFailTheTest, .timeLimit(.minutes(1)))
+@Suite("Calls off the main actor never wait for it", .simulatorFaultsFailTheTest, .timeLimit(.minutes(10)))
 struct OffMainActorCallsTests {
     @Test(
         "Main-actor app code that waits for a queue which begins a task (DispatchQueue.global().sync) does not deadlock"
