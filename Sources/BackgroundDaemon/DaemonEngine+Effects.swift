@@ -113,9 +113,12 @@ extension DaemonEngine {
                 processName: report.app.bundleIdentifier,
                 wallClockTime: ISO8601DateFormatter().string(from: date)
             )
-            let text = report.renderText(process: process) + heldLocksSection(for: report, in: &state)
+            let locks = takeHeldLocks(for: report, in: &state)
+            let text = report.renderText(process: process) + Self.heldLocksSection(locks)
+            var document = TerminationReportDocument(report, date: date)
+            document.locksHeldAtSuspension = locks
             try directory.writeAtomically(base + ".txt", Array(text.utf8))
-            try directory.writeAtomically(base + ".json", Array(try EmbeddedSystem.json(for: report, date: date)))
+            try directory.writeAtomically(base + ".json", Array(try document.jsonData()))
             state.reportsWritten.append(base)
             logger.notice("\(report.app): termination report \(ControlCharacters.escaped(path))/\(base).{txt,json}")
         } catch {

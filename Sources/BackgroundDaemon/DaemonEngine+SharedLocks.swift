@@ -1,4 +1,5 @@
 public import BackgroundCore
+public import BackgroundExecution
 
 /// Locks held at suspension (`0xdead10cc`).
 ///
@@ -12,10 +13,9 @@ public import BackgroundCore
 /// There are no expiration handlers left to run first: the core suspends an app only once it
 /// holds no background task assertion and no expiration handler is running.
 extension DaemonEngine {
-    /// Ends `app` with `0xdead10cc` for holding `locks` (descriptions such as
-    /// `FLOCK WRITE lock on /srv/group/db (bytes 0-EOF)`) when it was to be frozen. Nothing
+    /// Ends `app` with `0xdead10cc` for holding `locks` when it was to be frozen. Nothing
     /// happens if the app is no longer suspended (it was resumed or ended meanwhile).
-    public func suspendedHoldingLocks(_ app: AppID, _ locks: [String]) {
+    public func suspendedHoldingLocks(_ app: AppID, _ locks: [TerminationReportDocument.HeldLock]) {
         let suspended = state.withLock { state -> Bool in
             guard state.core.state(of: app) == .suspended else { return false }
             state.locksAtSuspension[app] = locks
@@ -26,13 +26,19 @@ extension DaemonEngine {
         deliver(.terminate(app, .watchdog(.deadlock)))
     }
 
-    /// The report's section naming the locks an app ended with `0xdead10cc` held (empty for
-    /// other reports); the locks are forgotten once reported.
-    func heldLocksSection(for report: TerminationReport, in state: inout State) -> String {
+    /// The locks an app ended with `0xdead10cc` held, for its report (nil for other reports);
+    /// forgotten once taken.
+    func takeHeldLocks(for report: TerminationReport, in state: inout State) -> [TerminationReportDocument.HeldLock]? {
         guard let locks = state.locksAtSuspension.removeValue(forKey: report.app), report.code == .deadlock else {
-            return ""
+            return nil
         }
-        let lines = locks.map { "  " + ControlCharacters.escaped($0) }
+        return locks
+    }
+
+    /// The text report's section naming the locks.
+    static func heldLocksSection(_ locks: [TerminationReportDocument.HeldLock]?) -> String {
+        guard let locks else { return "" }
+        let lines = locks.map { "  " + ControlCharacters.escaped($0.description) }
         return "\nLocks held at suspension (in shared containers):\n" + lines.joined(separator: "\n") + "\n"
     }
 }

@@ -89,7 +89,7 @@ public final class DaemonEngine: Sendable {
         var reportsWritten: [String] = []
         /// The locks each app was found holding in a shared container when it was to be frozen,
         /// for its `0xdead10cc` report (see `DaemonEngine+SharedLocks.swift`).
-        var locksAtSuspension: [AppID: [String]] = [:]
+        var locksAtSuspension: [AppID: [TerminationReportDocument.HeldLock]] = [:]
         var launchesFailed = 0
         var eventsHandled = 0
     }

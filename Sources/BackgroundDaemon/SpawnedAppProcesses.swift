@@ -1,4 +1,5 @@
 public import BackgroundCore
+import BackgroundExecution
 public import BackgroundProcessControl
 public import Logging
 import NIOCore
@@ -182,7 +183,7 @@ public final class SpawnedAppProcesses: AppProcesses {
             if !shared.isEmpty, let engine {
                 let locks = try controller.locksHeld(by: process, under: shared)
                 if !locks.isEmpty {
-                    engine.suspendedHoldingLocks(app, locks.map(\.description))
+                    engine.suspendedHoldingLocks(app, locks.map(\.reportEntry))
                     return "not frozen: it holds \(locks.count) lock(s) in its shared containers"
                 }
             }
@@ -256,4 +257,11 @@ public final class SpawnedAppProcesses: AppProcesses {
 enum SocketLinkIDs {
     private static let counter = Atomic<Int>(1 << 40)
     static func next() -> Int { counter.add(1, ordering: .relaxed).newValue }
+}
+
+extension HeldLock {
+    /// The lock as the termination report lists it.
+    var reportEntry: TerminationReportDocument.HeldLock {
+        .init(path: path, kind: kind.rawValue, access: access.rawValue, start: start, end: end, pid: pid)
+    }
 }

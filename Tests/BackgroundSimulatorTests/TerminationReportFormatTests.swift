@@ -92,6 +92,15 @@ struct TerminationReportFormatTests {
             try EmbeddedSystem.json(for: report, date: Date()).write(to: path)
             paths.append(path.path)
         }
+        // The daemon's 0xdead10cc report lists the locks held at suspension.
+        var deadlock = TerminationReportDocument(reports[0], date: Date())
+        deadlock.locksHeldAtSuspension = [
+            .init(path: "/srv/group/notes.db", kind: "FLOCK", access: "WRITE", start: 0, end: nil, pid: nil),
+            .init(path: "/srv/group/notes.db-wal", kind: "POSIX", access: "READ", start: 120, end: 120, pid: 4242),
+        ]
+        let deadlockPath = directory.appending(path: "deadlock.json")
+        try deadlock.jsonData().write(to: deadlockPath)
+        paths.append(deadlockPath.path)
         let written = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasPrefix("com.example.reports-") && $0.hasSuffix(".json") }
         #expect(written.count == 1, "the watchdog report was published")

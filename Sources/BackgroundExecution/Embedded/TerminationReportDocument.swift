@@ -47,6 +47,40 @@ public struct TerminationReportDocument: Codable, Sendable, Hashable {
         public var startedAtSeconds: Double
     }
 
+    /// A file lock the app held in a shared container when it was to be suspended: what
+    /// `0xdead10cc` is for (`backgroundd` finds them in `/proc/locks`).
+    public struct HeldLock: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The locked file, as the app's descriptor names it.
+        public var path: String
+        /// `POSIX`, `FLOCK`, `OFDLCK` or `LEASE`, as `/proc/locks` names the family.
+        public var kind: String
+        /// `READ` (shared) or `WRITE` (exclusive).
+        public var access: String
+        /// The first byte locked.
+        public var start: UInt64
+        /// The last byte locked; absent for "to the end of the file".
+        public var end: UInt64?
+        /// The owner `/proc/locks` names; absent where it names none (open file description locks).
+        public var pid: Int32?
+
+        /// A lock as `/proc/locks` shows it.
+        public init(path: String, kind: String, access: String, start: UInt64, end: UInt64?, pid: Int32?) {
+            self.path = path
+            self.kind = kind
+            self.access = access
+            self.start = start
+            self.end = end
+            self.pid = pid
+        }
+
+        /// `POSIX WRITE lock on /srv/group/db.sqlite (bytes 0-EOF, pid 4242)`.
+        public var description: String {
+            let range = "bytes \(start)-\(end.map(String.init) ?? "EOF")"
+            let owner = pid.map { ", pid \($0)" } ?? ""
+            return "\(kind) \(access) lock on \(path) (\(range)\(owner))"
+        }
+    }
+
     /// The process that ended, when known.
     public struct Process: Codable, Sendable, Hashable {
         /// The process's name.
@@ -91,6 +125,9 @@ public struct TerminationReportDocument: Codable, Sendable, Hashable {
     public var leakedAssertions: [LeakedAssertion]
     /// Every task run not completed.
     public var uncompletedTasks: [UncompletedTask]
+    /// For `0xdead10cc`: the file locks the app held in its shared containers when it was to
+    /// be suspended, sorted by path; absent in other reports.
+    public var locksHeldAtSuspension: [HeldLock]?
 
     /// The document for a report, with the wall-clock date and the process when known.
     public init(_ report: TerminationReport, date: Date? = nil, process: Process? = nil) {
