@@ -78,6 +78,10 @@ public final class DaemonEngine: Sendable {
         var adopting: Set<AppID> = []
         /// The assertions held for running survivors while they connect again.
         var restartGraces: [AppID: RestartGrace] = [:]
+        /// The apps in the background, and where each one's background time stood at its last
+        /// journal reading (`DaemonEngine+Budget.swift`).
+        var inBackground: Set<AppID> = []
+        var budgetCourses: [AppID: BudgetCourse] = [:]
         /// The calls made for survivors at the restart that they may make again once.
         var redeclarable: [AppID: Set<Redeclaration>] = [:]
         /// Effects for apps the daemon launched whose process has not said hello yet: sent after
@@ -188,6 +192,7 @@ public final class DaemonEngine: Sendable {
             journal?.record(event: event, reply: reply, at: wallClock.unixSeconds(of: now))
             let effects = state.buffer
             persist(effects, in: &state)
+            recordBudgets(after: effects, in: &state, at: now)
             var forCaller: [Effect] = []
             for effect in effects {
                 journal?.record(effect: effect, at: wallClock.unixSeconds(of: now))

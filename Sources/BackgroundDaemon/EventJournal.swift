@@ -51,6 +51,10 @@ public final class EventJournal: Sendable {
         }
     }
 
+    func record(budget: JournalEntry.BudgetReading, at time: Double) {
+        append(Entry(time: time, budget: budget))
+    }
+
     private func append(_ entry: Entry) {
         guard var line = try? JSONEncoder().encode(entry) else { return }
         line.append(0x0A)

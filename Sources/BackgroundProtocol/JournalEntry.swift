@@ -14,12 +14,43 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var reply: Reply?
     /// The effect carried out, if this line is an effect.
     public var effect: Effect?
+    /// An app's background time, if this line is a reading of it: written when it changes
+    /// course (enters the background, starts or stops going down, leaves the background), for
+    /// the timeline's budget lane. Absent in journals written before it was recorded.
+    public var budget: BudgetReading?
+
+    /// An app's background time at the entry's time.
+    public struct BudgetReading: Sendable, Hashable, Codable {
+        /// Whose.
+        public var app: AppID
+        /// The background time remaining, in seconds.
+        public var remainingSeconds: Double
+        /// The budget it counts down from, in seconds.
+        public var limitSeconds: Double
+        /// Whether it goes down from here (the app holds an assertion in the background).
+        public var depleting: Bool
+
+        /// Creates a reading.
+        public init(app: AppID, remainingSeconds: Double, limitSeconds: Double, depleting: Bool) {
+            self.app = app
+            self.remainingSeconds = remainingSeconds
+            self.limitSeconds = limitSeconds
+            self.depleting = depleting
+        }
+    }
 
     /// Creates an entry.
-    public init(time: Double, event: Event? = nil, reply: Reply? = nil, effect: Effect? = nil) {
+    public init(
+        time: Double,
+        event: Event? = nil,
+        reply: Reply? = nil,
+        effect: Effect? = nil,
+        budget: BudgetReading? = nil
+    ) {
         self.time = time
         self.event = event
         self.reply = reply
         self.effect = effect
+        self.budget = budget
     }
 }

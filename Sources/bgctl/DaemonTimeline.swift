@@ -4,10 +4,10 @@ import BackgroundSimulator
 
 /// The timeline of a real machine, folded from the daemon's journal into the simulator's
 /// ``TimelineDocument``: one lane per app with its states, assertions, tasks and markers
-/// (launches, terminations with their codes).
+/// (launches, terminations with their codes), and the budget from the journal's readings of
+/// each app's background time (unlimited while in the foreground, as the simulator draws it).
 ///
-/// **Partial:** the budget lane is empty (the journal records effects, and the budget is not one),
-/// and there is no battery or network lane (the daemon records no device readings yet).
+/// **Partial:** there is no battery or network lane (the daemon records no device readings yet).
 struct DaemonTimeline {
     private struct Lane {
         var timeline: AppTimeline
@@ -18,6 +18,8 @@ struct DaemonTimeline {
 
     private var lanes: [AppID: Lane] = [:]
     private let origin: Double
+    /// The budget the readings count down from (iOS's until a reading says otherwise).
+    private var limit = 30.0
 
     /// Folds `entries` (oldest first) that start at `origin` (wall-clock seconds).
     static func document(from entries: [JournalEntry], origin: Double, end: Double, title: String) -> TimelineDocument {
@@ -63,6 +65,17 @@ struct DaemonTimeline {
             }
         }
         if let effect = entry.effect { add(effect, at: time) }
+        if let reading = entry.budget {
+            lanes[lane(reading.app)]?.timeline.budget.append(
+                TimelineBudgetSample(
+                    time: time,
+                    remainingSeconds: reading.remainingSeconds,
+                    limitSeconds: reading.limitSeconds,
+                    depleting: reading.depleting
+                )
+            )
+            limit = reading.limitSeconds
+        }
     }
 
     private mutating func add(_ effect: Effect, at time: Double) {
@@ -73,6 +86,11 @@ struct DaemonTimeline {
                 lanes[key]?.timeline.states.append(TimelineSpan(start: open.since, end: time, label: open.label))
             }
             lanes[key]?.state = (to.description, time)
+            if to.isForeground {
+                lanes[key]?.timeline.budget.append(
+                    TimelineBudgetSample(time: time, remainingSeconds: .greatestFiniteMagnitude, limitSeconds: limit)
+                )
+            }
         case .runExpirationHandler(let app, let id):
             lanes[lane(app)]?.assertions[id]?.expired = true
         case .runTasks(let app, let runs):

@@ -76,7 +76,7 @@ extension DaemonCommand {
             if format.json {
                 let summary: [String: Any] = [
                     "output": target.path, "entries": entries.count, "apps": document.apps.map(\.id),
-                    "journal": journal,
+                    "journal": journal, "budgetSamples": document.apps.reduce(0) { $0 + $1.budget.count },
                 ]
                 let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))

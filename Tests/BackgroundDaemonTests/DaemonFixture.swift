@@ -122,7 +122,8 @@ struct EngineFixture {
         policy: SystemPolicy = .iOS,
         survivors: [AdoptedProcess] = [],
         clock: TestClock = TestClock(),
-        modes: [AppID: Set<BackgroundMode>] = [:]
+        modes: [AppID: Set<BackgroundMode>] = [:],
+        journalPath: String? = nil
     ) throws {
         let apps = [Self.notes, Self.mail].map { app in
             InstalledApp(
@@ -143,6 +144,7 @@ struct EngineFixture {
         engine = try DaemonEngine(
             configuration: .init(
                 policy: policy,
+                journalPath: journalPath,
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             ),
             store: store,
