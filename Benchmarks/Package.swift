@@ -26,6 +26,7 @@ let package = Package(
             name: "DaemonBench",
             dependencies: [
                 .product(name: "BackgroundDaemon", package: "BackgroundExecution"),
+                .product(name: "BackgroundProcessControl", package: "BackgroundExecution"),
                 .product(name: "BackgroundCore", package: "BackgroundExecution"),
                 .product(name: "BackgroundExecution", package: "BackgroundExecution"),
                 .product(name: "BackgroundProtocol", package: "BackgroundExecution"),

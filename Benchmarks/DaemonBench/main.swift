@@ -9,6 +9,10 @@
 //       in a real SQLite store.
 //   swift run -c release DaemonBench idle <backgroundd> [--seconds 60]
 //       CPU ticks (utime + stime in /proc/<pid>/stat) of a started backgroundd with nothing due.
+//   swift run -c release DaemonBench frozen [--cycles 200]
+//       time from an app's last `endAssertion` (sent by a real app process, this executable in
+//       `frozen-app` mode) to `frozen 1` in its cgroup's cgroup.events, through the daemon's
+//       engine and process control (FrozenBench.swift), beside the process control's own freeze.
 
 import BackgroundCore
 import BackgroundDaemon
@@ -253,5 +257,7 @@ switch arguments.first {
 case "latency": try await latency()
 case "memory": try memory()
 case "idle": try idle()
-default: print("usage: DaemonBench latency|memory|idle")
+case "frozen": try await frozen()
+case "frozen-app": frozenApp()
+default: print("usage: DaemonBench latency|memory|idle|frozen")
 }
