@@ -12,7 +12,7 @@ struct BudgetJournalTests {
     static let notes = EngineFixture.notes
 
     @Test("readings when the budget starts going down in the background and when the app leaves it")
-    func readings() throws {
+    func readings() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let state = try directory.daemonState(manifests: [:])
@@ -43,10 +43,14 @@ struct BudgetJournalTests {
 
         // bgctl daemon timeline draws them: two readings and the foreground's unlimited time.
         let html = directory.path + "/day.html"
-        let result = try runBgctl(
-            ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
-            environment: ["HOME": state]
-        )
+        // On a thread of its own: the child process is waited for, not the cooperative pool.
+        let result = try await onThread {
+            try runBgctl(
+                ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
+                environment: ["HOME": state]
+            )
+        }
+        .get()
         #expect(result.status == 0, "\(result.error)")
         let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         // Unlimited at inactive, active and inactive again (the home press), and the 2 readings.
