@@ -70,6 +70,7 @@ struct ThawAndForceQuitTests {
         var status: Int32 = -1
         var output = ""
         var killed = false
+        var pendingAfterQuit = false
         var state = ""
         var launchedWhenDue = true
         var stillPending = false
@@ -80,17 +81,21 @@ struct ThawAndForceQuitTests {
 
     @Test("force-quit through the daemon kills the app; its due task launches nothing until the user opens it")
     func forceQuit() async throws {
-        let seen = try await RealRestartTests.withDaemon(due: 3) { daemon -> ForceQuitSeen in
+        let due = 10.0  // long enough for the open and the force-quit under load, before it falls due
+        let seen = try await RealRestartTests.withDaemon(due: Int(due)) { daemon -> ForceQuitSeen in
             var seen = ForceQuitSeen()
+            let opened = Date()
             guard let pid = try Self.openKeeper(daemon) else { return seen }
             seen.pid = pid
             let result = try daemon.bgctl(["force-quit", Self.keeper, "--json"])
             (seen.status, seen.output) = (result.status, result.output)
             seen.killed = RealAppTests.waitFor(seconds: 10) { !RealRestartTests.isAlive(pid) }
+            seen.pendingAfterQuit = Self.workPending(daemon)
             seen.state = daemon.row(Self.keeper)["state"] as? String ?? ""
-            // The work was due 3 s after it was submitted; the core's deadline has passed by 6 s:
-            // a real-clock wait, as the daemon's clock is the machine's.
-            usleep(6_000_000)
+            // A real-clock wait (the daemon's clock is the machine's) until 3 s after the work
+            // fell due (submitted after `opened`, due `due` seconds after its submission).
+            let wait = opened.addingTimeInterval(due + 3).timeIntervalSinceNow
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
             let row = daemon.row(Self.keeper)
             seen.launchedWhenDue = row["pid"] is Int || row["incarnation"] as? Int != 1
             seen.stillPending = Self.workPending(daemon)
@@ -104,6 +109,7 @@ struct ThawAndForceQuitTests {
         #expect(seen.status == 0, "\(seen.output)")
         #expect(seen.output.contains("\"app\":\"com.example.keeper\""), "\(seen.output)")
         #expect(seen.killed, "the process is killed")
+        #expect(seen.pendingAfterQuit, "the work was still pending when the app was force-quit")
         #expect(seen.state.contains("force quit"), "\(seen.state)")
         #expect(!seen.launchedWhenDue, "a force-quit app is not launched for its task")
         #expect(seen.stillPending, "its processing request stays pending (only continued processing is cancelled)")
