@@ -8,6 +8,10 @@ import Synchronization
 struct ServiceState: Sendable {
     var sessions: [String: SessionState] = [:]
     var isShutDown = false
+    /// The core's rules: which transfers may run now.
+    var queue: TransferQueue
+    /// The wait for the queue's next timed condition (an `earliestBeginDate`, a relaunch delay).
+    var wake: Task<Void, Never>?
 }
 
 /// One attached session's transfers.
@@ -21,6 +25,10 @@ struct SessionState: Sendable {
     var resumeWanted: [Int: @Sendable ([UInt8]?) -> Void] = [:]
     /// Downloads whose partial file is named by resume data handed out: kept after delivery.
     var keepsPartial: Set<Int> = []
+    /// Runs stopped because their conditions no longer hold: they wait again, not end.
+    var pausing: Set<Int> = []
+    /// Why the system cancelled a transfer (a force quit), for its -999.
+    var cancellationReasons: [Int: TransferCancellationReason] = [:]
     var nextTask = 1
 }
 
@@ -94,10 +102,6 @@ extension EmbeddedTransfers {
     private func execute(_ transfer: TransferCheckpoint) async {
         guard let options = state.withLock({ $0.sessions[transfer.session]?.options }) else { return }
         var waited = transfer
-        if let begin = transfer.earliestBeginUnixSeconds {
-            let wait = begin - Date().timeIntervalSince1970
-            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
-        }
         let session = transfer.session
         let run = TransferRun(
             client: Self.client(for: options, policy: configuration.policy),
@@ -118,21 +122,35 @@ extension EmbeddedTransfers {
         complete(waited)
     }
 
-    private func complete(_ finished: TransferCheckpoint) {
-        let (shutDown, wanted, cancelled) = state.withLock { state in
+    func complete(_ ended: TransferCheckpoint) {
+        var finished = ended
+        let key = TransferKey(app: finished.app, session: finished.session, task: finished.task)
+        let (shutDown, pausing, wanted, cancelled, reason) = state.withLock { state in
             let session = finished.session
             state.sessions[session]?.runs[finished.task] = nil
+            let paused = state.sessions[session]?.pausing.remove(finished.task) != nil
             let wanted = state.sessions[session]?.resumeWanted.removeValue(forKey: finished.task)
             let cancelled = state.sessions[session]?.cancelled.remove(finished.task) != nil
-            return (state.isShutDown, wanted, cancelled)
+            let reason = state.sessions[session]?.cancellationReasons.removeValue(forKey: finished.task)
+            // A paused run that finished anyway (its last bytes beat the pause) is complete.
+            let pausing = paused && !cancelled && finished.outcome?.errorCode == TransferFailure.cancelledCode
+            if !state.isShutDown && !pausing { state.queue.remove(key) }
+            return (state.isShutDown, pausing, wanted, cancelled, reason)
         }
-        if shutDown {
-            // A clean stop is not the transfer's end: it resumes from here at the next attach.
+        if shutDown || pausing {
+            // A clean stop or a pause is not the transfer's end: it goes on from this checkpoint
+            // at the next attach, or when its conditions hold again.
             var paused = finished
-            paused.state = .running
+            paused.state = shutDown ? .running : .waiting
             paused.outcome = nil
             save(paused)
+            state.withLock { $0.sessions[paused.session]?.transfers[paused.task] = paused }
+            if pausing { reschedule() }
             return
+        }
+        if let reason, finished.outcome?.errorCode == TransferFailure.cancelledCode {
+            finished.outcome?.cancellationReason = reason.rawValue
+            finished.outcome?.errorMessage = "cancelled: the user force-quit the app"
         }
         let failed = finished.outcome?.errorCode != nil
         let offersResume = failed && (!cancelled || wanted != nil) && finished.bytesDone > 0
@@ -144,6 +162,15 @@ extension EmbeddedTransfers {
         }
         save(finished)
         deliverCompletion(finished, resumeData: resumeData)
+        reschedule()
+    }
+
+    /// A transfer ended without a run: completed with an error.
+    static func ended(_ transfer: TransferCheckpoint, code: Int, message: String) -> TransferCheckpoint {
+        var ended = transfer
+        ended.state = .completed
+        ended.outcome = TransferOutcome(errorCode: code, errorMessage: message)
+        return ended
     }
 
     func deliverCompletion(_ finished: TransferCheckpoint, resumeData: [UInt8]?) {

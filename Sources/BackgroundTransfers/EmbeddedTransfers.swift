@@ -30,6 +30,10 @@ public final class EmbeddedTransfers: TransferService {
         public var policy: TransferPolicy
         /// Where the service logs.
         public var logger: Logger
+        /// The device's conditions until ``EmbeddedTransfers/setDevice(_:network:)`` reports
+        /// others: by default external power and Wi-Fi (a server or a desktop), so that
+        /// discretionary transfers are not held back on a guess.
+        public var device: DeviceConditions
 
         /// Creates a configuration.
         public init(
@@ -37,25 +41,30 @@ public final class EmbeddedTransfers: TransferService {
             container: TransferContainer,
             store: (any TransferCheckpointStore)? = nil,
             policy: TransferPolicy = TransferPolicy(),
-            logger: Logger = Logger(label: "background-transfers")
+            logger: Logger = Logger(label: "background-transfers"),
+            device: DeviceConditions = DeviceConditions(powerSource: .externalPower, network: .wifi)
         ) {
             self.app = app
             self.container = container
             self.store = store
             self.policy = policy
             self.logger = logger
+            self.device = device
         }
     }
 
     /// The configuration in force.
     public let configuration: Configuration
-    let state = Mutex(ServiceState())
+    let state: Mutex<ServiceState>
+    /// The service's T+0 on the monotonic clock and the wall clock: the queue's instants.
+    let origin = (monotonic: ContinuousClock.now, unixSeconds: Date().timeIntervalSince1970)
 
     public var app: AppID { configuration.app }
 
     /// Creates the service; nothing runs until a session attaches.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        self.state = Mutex(ServiceState(queue: TransferQueue(device: configuration.device)))
     }
 
     /// `$XDG_DATA_HOME/background-execution/<app>/Container` (`~/.local/share/…` by default): the
@@ -90,7 +99,8 @@ public final class EmbeddedTransfers: TransferService {
             state.sessions[session.session] = fresh
             return (stored, stored.filter { $0.state != .completed }, stored.filter { $0.state == .completed })
         }
-        for transfer in toStart { start(transfer) }
+        for transfer in toStart { enqueue(transfer) }
+        if !toStart.isEmpty { reschedule() }
         if !toDeliver.isEmpty {
             Task { for transfer in toDeliver { self.deliverCompletion(transfer, resumeData: nil) } }
         }
@@ -122,7 +132,8 @@ public final class EmbeddedTransfers: TransferService {
         }
         save(transfer)
         state.withLock { $0.sessions[transfer.session]?.transfers[transfer.task] = transfer }
-        start(transfer)
+        enqueue(transfer)
+        reschedule()
     }
 
     public func cancel(app: AppID, session: String, task: Int, resumeData: (@Sendable ([UInt8]?) -> Void)?) {
@@ -130,13 +141,24 @@ public final class EmbeddedTransfers: TransferService {
             resumeData?(nil)
             return
         }
-        let run: Task<Void, Never>? = state.withLock { state in
-            guard let run = state.sessions[session]?.runs[task] else { return nil }
+        let key = TransferKey(app: app, session: session, task: task)
+        let (run, waiting): (Task<Void, Never>?, TransferCheckpoint?) = state.withLock { state in
+            guard let entry = state.sessions[session] else { return (nil, nil) }
+            let waiting = entry.runs[task] == nil && state.queue.entry(key) != nil ? entry.transfers[task] : nil
+            guard entry.runs[task] != nil || waiting != nil else { return (nil, nil) }
             state.sessions[session]?.cancelled.insert(task)
             if let resumeData { state.sessions[session]?.resumeWanted[task] = resumeData }
-            return run
+            if waiting != nil { state.queue.remove(key) }
+            return (entry.runs[task], waiting)
         }
-        if let run { run.cancel() } else { resumeData?(nil) }
+        if let run {
+            run.cancel()
+        } else if let waiting {
+            // Not started (it waits for its conditions): it ends here, as a cancelled run would.
+            complete(Self.ended(waiting, code: TransferFailure.cancelledCode, message: "cancelled"))
+        } else {
+            resumeData?(nil)
+        }
     }
 
     public func delivered(app: AppID, session: String, task: Int) {
@@ -157,12 +179,11 @@ public final class EmbeddedTransfers: TransferService {
 
     public func detach(app: AppID, session: String, cancelling: Bool) {
         guard app == configuration.app else { return }
-        let runs: [Task<Void, Never>] = state.withLock { state in
+        let tasks: [Int] = state.withLock { state in
             guard cancelling, let entry = state.sessions[session] else { return [] }
-            state.sessions[session]?.cancelled.formUnion(entry.runs.keys)
-            return entry.runs.sorted { $0.key < $1.key }.map(\.value)
+            return entry.transfers.values.filter { $0.state != .completed }.map(\.task).sorted()
         }
-        for run in runs { run.cancel() }
+        for task in tasks { cancel(app: app, session: session, task: task, resumeData: nil) }
     }
 
     /// Cancels every running transfer and waits for each to write its last checkpoint; for a
@@ -170,6 +191,7 @@ public final class EmbeddedTransfers: TransferService {
     public func shutdown() async {
         let runs: [Task<Void, Never>] = state.withLock { state in
             state.isShutDown = true
+            state.wake?.cancel()
             return state.sessions.keys.sorted().flatMap { name in
                 state.sessions[name]!.runs.sorted { $0.key < $1.key }.map(\.value)
             }

@@ -106,7 +106,8 @@ struct WhyCommand: AsyncParsableCommand {
                 app: AppID(app ?? ""),
                 store: store,
                 followsSymbolicLinks: followStoreLink,
-                device: device.conditions
+                device: device.conditions,
+                network: device.transferNetwork
             )
             try format.emit(result)
             if result.hasUnknownIdentifier { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
@@ -120,6 +121,7 @@ struct WhyCommand: AsyncParsableCommand {
                 store ?? "",
                 app: AppID(app ?? ""),
                 device: device.conditions,
+                network: device.transferNetwork,
                 followsSymbolicLinks: followStoreLink
             )
         }
@@ -148,7 +150,7 @@ struct WhyCommand: AsyncParsableCommand {
         } else {
             try format.emit(subject.whyResult(identifiers: identifiers))
         }
-        if let identifier, subject.system.explanation(of: subject.app, identifier: identifier, at: subject.now) == nil {
+        if let identifier, !subject.knows(identifier) {
             throw ExitCode(ExitStatus.negativeAnswer.rawValue)
         }
     }

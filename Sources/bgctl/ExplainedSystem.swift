@@ -17,6 +17,9 @@ struct ExplainedSystem {
     var reports: [TerminationReport]
     /// Where it came from, as a file name (never a full path: bundles carry no personal data).
     var sourceName: String
+    /// The app's background transfers that have not completed, under the core's transfer rules
+    /// for the same device (`<session>#<task>` identifiers).
+    var transfers = TransferQueue()
 
     var manifest: AppManifest? { system.manifest(of: app) }
 
@@ -29,23 +32,36 @@ struct ExplainedSystem {
         _ path: String,
         app: AppID,
         device: DeviceConditions,
+        network: TransferNetwork? = nil,
         followsSymbolicLinks: Bool = false
     ) throws -> ExplainedSystem {
         let origin = Date().timeIntervalSince1970
         let apps: [PersistedApp]
+        let transfers: [TransferCheckpoint]
         do {
             // Read-only: nothing is created or written.
-            apps = try BackgroundStore.openForReading(path: path, followsSymbolicLinks: followsSymbolicLinks)
-                .load(clock: WallClock(unixSecondsAtOrigin: origin))
+            let store = try BackgroundStore.openForReading(path: path, followsSymbolicLinks: followsSymbolicLinks)
+            apps = try store.load(clock: WallClock(unixSecondsAtOrigin: origin))
+            transfers = try store.transfers(of: app).filter { $0.state != .completed }
         } catch {
             throw CommandFailure(store: error)
         }
-        guard let saved = apps.first(where: { $0.app == app }) else {
+        let saved = apps.first { $0.app == app }
+        if saved == nil && transfers.isEmpty {
             throw CommandFailure(.negativeAnswer, path, "the store has nothing for \(app)")
         }
         var system = BackgroundSystem(policy: .iOS, device: device)
         // Restored to be looked at: nothing dispatched, so a request that would run now is explained.
-        _ = system.restoreForInspection(saved, at: .zero)
+        if let saved { _ = system.restoreForInspection(saved, at: .zero) }
+        var queue = TransferQueue(device: device)
+        queue.setDevice(device, network: network ?? TransferNetwork(network: device.network))
+        for transfer in transfers {
+            let key = TransferKey(app: transfer.app, session: transfer.session, task: transfer.task)
+            let begin = transfer.earliestBeginUnixSeconds.map {
+                Instant(offset: .seconds(fromInterval: max(0, $0 - origin)))
+            }
+            queue.submit(key, transfer.requirements ?? TransferRequirements(), earliestBegin: begin, at: .zero)
+        }
         let name = URL(filePath: path).lastPathComponent
         return ExplainedSystem(
             system: system,
@@ -53,8 +69,21 @@ struct ExplainedSystem {
             now: .zero,
             originUnixSeconds: origin,
             reports: [],
-            sourceName: name
+            sourceName: name,
+            transfers: queue
         )
+    }
+
+    /// The eligibility of a waiting transfer named `<session>#<task>`.
+    func transferEligibility(_ identifier: String) -> Eligibility? {
+        transfers.transfers.first { $0.key.app == app && $0.key.identifier == identifier }
+            .flatMap { transfers.eligibility(of: $0.key, at: now) }
+    }
+
+    /// Whether `bgctl why` knows the identifier: a pending request (or, with history, one that
+    /// ran) or a transfer.
+    func knows(_ identifier: String) -> Bool {
+        system.explanation(of: app, identifier: identifier, at: now) != nil || transferEligibility(identifier) != nil
     }
 
     /// A scenario run on the simulator to `at` (a duration from its start) or its end.
@@ -100,7 +129,9 @@ struct ExplainedSystem {
 
     /// The identifiers to explain: the pending ones, and with history those that ran.
     func identifiers(includingHistory: Bool) -> [String] {
-        includingHistory ? system.explainedIdentifiers(of: app) : system.pendingRequests(of: app).map(\.identifier)
+        let tasks =
+            includingHistory ? system.explainedIdentifiers(of: app) : system.pendingRequests(of: app).map(\.identifier)
+        return tasks + transfers.transfers.filter { $0.key.app == app }.map(\.key.identifier)
     }
 
     /// `bgctl why`'s answer without history, as `bgctl why --store` gives it.
@@ -109,8 +140,8 @@ struct ExplainedSystem {
         return WhyResult(
             app: app.bundleIdentifier,
             requests: identifiers.map { identifier in
-                system.eligibility(of: app, identifier: identifier, at: now).map { WhyResult.Request($0, date: date) }
-                    ?? .unknown(identifier)
+                (system.eligibility(of: app, identifier: identifier, at: now) ?? transferEligibility(identifier))
+                    .map { WhyResult.Request($0, date: date) } ?? .unknown(identifier)
             }
         )
     }
@@ -121,7 +152,10 @@ struct ExplainedSystem {
             if history, let explanation = system.explanation(of: app, identifier: identifier, at: now) {
                 return explanation.renderText(formatInstant: format)
             }
-            guard let why = system.eligibility(of: app, identifier: identifier, at: now) else {
+            guard
+                let why = system.eligibility(of: app, identifier: identifier, at: now)
+                    ?? transferEligibility(identifier)
+            else {
                 return "\(identifier): no pending task request with this identifier\n"
             }
             return why.renderText(formatInstant: format)
@@ -137,7 +171,10 @@ struct ExplainedSystem {
             now: now,
             nowDate: format(now),
             explanations: history ? explanations : explanations.filter { $0.eligibility != nil }.map(\.withoutHistory),
-            unknown: identifiers.filter { system.explanation(of: app, identifier: $0, at: now) == nil }
+            // Transfers have no history of runs: `--json --history` explains task requests only.
+            unknown: identifiers.filter {
+                system.explanation(of: app, identifier: $0, at: now) == nil && transferEligibility($0) == nil
+            }
         )
         return try WhyDocument.encode(document)
     }

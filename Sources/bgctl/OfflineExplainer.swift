@@ -30,6 +30,12 @@ struct DeviceOptions: ParsableArguments {
     @Flag(help: "Low Power Mode is on.")
     var lowPowerMode = false
 
+    @Flag(help: "The network is expensive (a hotspot; cellular always is): for transfers.")
+    var expensiveNetwork = false
+
+    @Flag(help: "The network is constrained (Low Data Mode): for transfers.")
+    var lowDataMode = false
+
     func validate() throws {
         guard batteryLevel.isFinite, (0...1).contains(batteryLevel) else {
             throw ValidationError("--battery-level must be a number from 0 to 1, not \(batteryLevel)")
@@ -46,6 +52,11 @@ struct DeviceOptions: ParsableArguments {
             unlockedSinceBoot: true
         )
     }
+
+    /// The network as background transfers see it.
+    var transferNetwork: TransferNetwork {
+        TransferNetwork(network: conditions.network, isExpensive: expensiveNetwork, isConstrained: lowDataMode)
+    }
 }
 
 /// Answers `bgctl why` from an app's store while the app is not running: the store is opened
@@ -58,12 +69,14 @@ enum OfflineExplainer {
         app: AppID,
         store path: String,
         followsSymbolicLinks: Bool = false,
-        device: DeviceConditions
+        device: DeviceConditions,
+        network: TransferNetwork? = nil
     ) throws -> WhyResult {
         let subject = try ExplainedSystem.store(
             path,
             app: app,
             device: device,
+            network: network,
             followsSymbolicLinks: followsSymbolicLinks
         )
         return subject.whyResult(

@@ -99,6 +99,10 @@ extension UnmetCondition {
         case .rateLimited: "rateLimited"
         case .concurrencyLimit: "concurrencyLimit"
         case .systemBusy: "systemBusy"
+        case .cellularNotAllowed: "cellularNotAllowed"
+        case .expensiveNetworkNotAllowed: "expensiveNetworkNotAllowed"
+        case .constrainedNetworkNotAllowed: "constrainedNetworkNotAllowed"
+        case .requiresUnmeteredNetwork: "requiresUnmeteredNetwork"
         }
     }
 }

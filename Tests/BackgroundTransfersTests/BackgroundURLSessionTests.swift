@@ -35,7 +35,8 @@ final class RecordingDelegate: NSObject, URLSessionDownloadDelegate, URLSessionD
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let code = (error as? URLError)?.errorCode
-        log.withLock { $0.append("didCompleteWithError \(code.map(String.init) ?? "nil")") }
+        let reason = (error as? URLError)?.backgroundTaskCancelledReason.map { " reason \($0.rawValue)" } ?? ""
+        log.withLock { $0.append("didCompleteWithError \(code.map(String.init) ?? "nil")\(reason)") }
     }
 
     func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
@@ -134,6 +135,55 @@ struct BackgroundURLSessionTests {
         let held = try #require(document?["bytes"] as? Int)
         #expect(held > 0)
         #expect(harness.server.counters("/slow").rangeStarts == [Int64(held)])
+        await harness.stop()
+    }
+
+    @Test("the configuration's isDiscretionary and network rules reach the system, and explain the wait")
+    func discretionaryConfiguration() async throws {
+        let harness = try await TransferHarness(device: DeviceConditions(powerSource: .battery, network: .cellular))
+        let route = LoopbackRoute(size: 20_000)
+        harness.server.set("/file", route)
+        let delegate = RecordingDelegate()
+        let configuration = URLSessionConfiguration.background(withIdentifier: "discretionary")
+        configuration.isDiscretionary = true
+        configuration.allowsCellularAccess = false
+        let session = withBootstrapLock {
+            URLSession.bootstrap(harness.transfers)
+            defer { URLSession.bootstrap(nil) }
+            return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        }
+        // swift-format-ignore: NeverForceUnwrap
+        let task = session.downloadTask(with: URL(string: harness.server.url("/file"))!)
+        task.priority = URLSessionTask.highPriority
+        task.resume()
+        let why = try #require(harness.transfers.eligibility(session: "discretionary", task: task.taskIdentifier))
+        #expect(why.unmet == [.requiresExternalPower, .cellularNotAllowed, .requiresUnmeteredNetwork])
+        let stored = try harness.store.transfers(of: TransferHarness.app).first { $0.session == "discretionary" }
+        #expect(stored?.requirements?.priority == Double(URLSessionTask.highPriority))
+        harness.transfers.setDevice(DeviceConditions(powerSource: .externalPower, network: .wifi))
+        await delegate.waitForEvents()
+        #expect(delegate.log.withLock { $0 }.suffix(2) == ["didCompleteWithError nil", "urlSessionDidFinishEvents"])
+        await harness.stop()
+    }
+
+    @Test("force quit: the delegate hears -999 with URLError.backgroundTaskCancelledReason .userForceQuitApplication")
+    func forceQuitReason() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 300_000)
+        route.stallAtOffset = 50_000
+        harness.server.set("/file", route)
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "quit")
+        // swift-format-ignore: NeverForceUnwrap
+        session.downloadTask(with: URL(string: harness.server.url("/file"))!).resume()
+        while harness.server.counters("/file").bytesSent < 50_000 { try await Task.sleep(for: .milliseconds(5)) }
+        harness.transfers.forceQuit()
+        await delegate.waitForEvents()
+        #expect(
+            delegate.log.withLock { $0 }.suffix(2) == [
+                "didCompleteWithError -999 reason 0", "urlSessionDidFinishEvents",
+            ]
+        )
         await harness.stop()
     }
 

@@ -40,7 +40,11 @@ final class TransferHarness: Sendable {
         return policy
     }
 
-    init(policy: TransferPolicy = TransferHarness.fastPolicy, server: LoopbackServer? = nil) async throws {
+    init(
+        policy: TransferPolicy = TransferHarness.fastPolicy,
+        server: LoopbackServer? = nil,
+        device: DeviceConditions = DeviceConditions(powerSource: .externalPower, network: .wifi)
+    ) async throws {
         if let server {
             self.server = server
         } else {
@@ -50,7 +54,7 @@ final class TransferHarness: Sendable {
         container = try TransferContainer(root: directory + "/Container")
         store = try BackgroundStore(path: directory + "/store.sqlite")
         transfers = EmbeddedTransfers(
-            configuration: .init(app: Self.app, container: container, store: store, policy: policy)
+            configuration: .init(app: Self.app, container: container, store: store, policy: policy, device: device)
         )
         _ = attach()
     }
@@ -89,7 +93,9 @@ final class TransferHarness: Sendable {
         _ path: String,
         url: String? = nil,
         sha256: String? = nil,
-        resumeData: [UInt8]? = nil
+        resumeData: [UInt8]? = nil,
+        requirements: TransferRequirements? = nil,
+        earliestBegin: Date? = nil
     ) -> Int {
         let task = transfers.reserveTaskIdentifier(app: Self.app, session: Self.session)
         let transfer = TransferCheckpoint(
@@ -99,7 +105,9 @@ final class TransferHarness: Sendable {
             kind: .download,
             method: "GET",
             url: url ?? server.url(path),
-            expectedSHA256: sha256
+            expectedSHA256: sha256,
+            earliestBeginUnixSeconds: earliestBegin?.timeIntervalSince1970,
+            requirements: requirements
         )
         transfers.submit(TransferOrder(transfer: transfer, resumeData: resumeData))
         return task

@@ -38,6 +38,7 @@ extension BackgroundSystem {
         case .continuedProcessing:
             if request.requiresGPU && !policy.scheduling.supportsBackgroundGPU { return .notPermitted }
         case .remoteNotification: return .notPermitted  // pushes come from the push service, never a submit
+        case .transfer: return .notPermitted
         }
         if backgroundRefreshStatus(of: apps[index].id) != .available { return .unavailable }
         let sameKind = apps[index].pending.values.count {
@@ -60,6 +61,7 @@ extension BackgroundSystem {
         case .processing: return policy.scheduling.maximumPendingProcessingRequests
         case .continuedProcessing: return policy.scheduling.maximumPendingContinuedRequests
         case .fetch, .remoteNotification: return 1
+        case .transfer: return 0
         }
     }
 

@@ -51,6 +51,9 @@ public enum WhatIfChange: String, Sendable, Hashable, Codable, CaseIterable, Cus
         case .backgroundAppRefreshOff: .turnOnBackgroundAppRefresh
         case .forceQuit, .appNotUsedRecently: .openApp
         case .notBefore, .awaitingPredictedUse, .budgetExhausted, .rateLimited, .concurrencyLimit, .systemBusy: nil
+        case .cellularNotAllowed, .expensiveNetworkNotAllowed, .constrainedNetworkNotAllowed,
+            .requiresUnmeteredNetwork:
+            nil
         }
     }
 }

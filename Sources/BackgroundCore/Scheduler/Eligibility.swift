@@ -33,6 +33,17 @@ public enum UnmetCondition: Sendable, Hashable, Codable, CustomStringConvertible
     case concurrencyLimit
     /// The system is already running as many apps' tasks as it allows at once (**ours**).
     case systemBusy
+    /// A transfer on cellular whose session does not allow it (`allowsCellularAccess`).
+    case cellularNotAllowed
+    /// A transfer on an expensive network (cellular, a hotspot) whose session does not allow it
+    /// (`allowsExpensiveNetworkAccess`).
+    case expensiveNetworkNotAllowed
+    /// A transfer on a constrained network (Low Data Mode) whose session does not allow it
+    /// (`allowsConstrainedNetworkAccess`).
+    case constrainedNetworkNotAllowed
+    /// A discretionary transfer waits for an unmetered network: Wi-Fi, neither expensive nor
+    /// constrained (reference §5.1).
+    case requiresUnmeteredNetwork
 
     /// The instant at which the condition clears by itself, or `nil` if it waits on the device,
     /// the user or the app.
@@ -62,6 +73,12 @@ public enum UnmetCondition: Sendable, Hashable, Codable, CustomStringConvertible
         case .rateLimited(let until): return "rate limited until \(until)"
         case .concurrencyLimit: return "queued behind other continued-processing tasks"
         case .systemBusy: return "the system is running other apps' tasks"
+        case .cellularNotAllowed: return "on cellular, which the session does not allow (allowsCellularAccess)"
+        case .expensiveNetworkNotAllowed:
+            return "on an expensive network, which the session does not allow (allowsExpensiveNetworkAccess)"
+        case .constrainedNetworkNotAllowed:
+            return "on Low Data Mode, which the session does not allow (allowsConstrainedNetworkAccess)"
+        case .requiresUnmeteredNetwork: return "discretionary: waits for an unmetered network (Wi-Fi)"
         }
     }
 }

@@ -74,7 +74,7 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
         case .fetch: return fetchRuntime
         case .remoteNotification: return remoteNotificationRuntime
         case .processing: return processingRuntime
-        case .continuedProcessing: return nil
+        case .continuedProcessing, .transfer: return nil
         }
     }
 
@@ -92,6 +92,7 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
             // "Background push: all except App usage" (WWDC20 10063); its rate limit is the
             // silent-push budget (``silentPushesPerWindow``), not the launch spacing.
             return [.criticallyLowBattery, .lowPowerMode, .appSwitcher, .backgroundAppRefresh, .systemBudget]
+        case .transfer: return [.appSwitcher]
         }
     }
 }

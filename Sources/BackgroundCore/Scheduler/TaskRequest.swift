@@ -11,6 +11,9 @@ public enum TaskKind: String, Sendable, Hashable, Codable, CaseIterable, CustomS
     /// A silent push (`application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`,
     /// `UIBackgroundModes` `remote-notification`).
     case remoteNotification
+    /// A background `URLSession` transfer, as ``TransferQueue`` explains it; never submitted as
+    /// a task request (the core refuses one with `notPermitted`).
+    case transfer
 
     public var description: String { rawValue }
 

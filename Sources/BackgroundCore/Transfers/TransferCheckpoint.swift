@@ -45,6 +45,9 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
     public var taskDescription: String?
     /// Not before this wall-clock time (seconds since 1970), from `earliestBeginDate`.
     public var earliestBeginUnixSeconds: Double?
+    /// When the system may run it (discretionary, networks, priority); `nil` in checkpoints
+    /// written before these were kept, read as Apple's defaults.
+    public var requirements: TransferRequirements?
     /// The outcome, once `state` is ``TransferState/completed``.
     public var outcome: TransferOutcome?
 
@@ -67,6 +70,7 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
         expectedSHA256: String? = nil,
         taskDescription: String? = nil,
         earliestBeginUnixSeconds: Double? = nil,
+        requirements: TransferRequirements? = nil,
         outcome: TransferOutcome? = nil
     ) {
         self.app = app
@@ -86,6 +90,7 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
         self.expectedSHA256 = expectedSHA256
         self.taskDescription = taskDescription
         self.earliestBeginUnixSeconds = earliestBeginUnixSeconds
+        self.requirements = requirements
         self.outcome = outcome
     }
 }
@@ -122,6 +127,16 @@ public struct TransferHeader: Sendable, Hashable, Codable {
     }
 }
 
+/// Apple's `NSURLErrorBackgroundTaskCancelledReasonKey` values (reference §5.4).
+public enum TransferCancellationReason: Int, Sendable, Hashable, Codable {
+    /// The user force-quit the app.
+    case userForceQuitApplication = 0
+    /// Background updates are off for the app.
+    case backgroundUpdatesDisabled = 1
+    /// Battery, thermal state, network or data plan.
+    case insufficientSystemResources = 2
+}
+
 /// How a transfer ended: the server's response, an error, or both.
 public struct TransferOutcome: Sendable, Hashable, Codable {
     /// The final response's status code, when a response arrived.
@@ -134,6 +149,9 @@ public struct TransferOutcome: Sendable, Hashable, Codable {
     public var errorCode: Int?
     /// What went wrong, in one line.
     public var errorMessage: String?
+    /// For a transfer the system cancelled (`errorCode` -999): Apple's
+    /// `NSURLErrorBackgroundTaskCancelledReasonKey` value, 0 when the user force-quit the app.
+    public var cancellationReason: Int?
     /// For a completed download: the body's file, relative to the app's container.
     public var bodyFile: String?
     /// For an upload: the response's body, at most ``TransferOutcome/maximumResponseBody`` bytes.
@@ -149,6 +167,7 @@ public struct TransferOutcome: Sendable, Hashable, Codable {
         responseURL: String? = nil,
         errorCode: Int? = nil,
         errorMessage: String? = nil,
+        cancellationReason: Int? = nil,
         bodyFile: String? = nil,
         responseBody: [UInt8] = []
     ) {
@@ -157,6 +176,7 @@ public struct TransferOutcome: Sendable, Hashable, Codable {
         self.responseURL = responseURL
         self.errorCode = errorCode
         self.errorMessage = errorMessage
+        self.cancellationReason = cancellationReason
         self.bodyFile = bodyFile
         self.responseBody = responseBody
     }

@@ -88,7 +88,9 @@ extension BGTask {
         switch run.request.kind {
         case .appRefresh, .fetch, .remoteNotification:
             return BGAppRefreshTask(identifier: identifier, run: run.id, connection: connection)
-        case .processing: return BGProcessingTask(identifier: identifier, run: run.id, connection: connection)
+        // A transfer is never a task run (the core refuses such a request); processing is the nearest class.
+        case .processing, .transfer:
+            return BGProcessingTask(identifier: identifier, run: run.id, connection: connection)
         case .continuedProcessing:
             return BGContinuedProcessingTask(
                 identifier: identifier,

@@ -153,7 +153,7 @@ public final class BGTaskScheduler: Sendable {
         requests.map { request in
             let copy: BGTaskRequest
             switch request.kind {
-            case .appRefresh, .fetch, .remoteNotification:  // the last two are never listed
+            case .appRefresh, .fetch, .remoteNotification, .transfer:  // the last three are never listed
                 copy = BGAppRefreshTaskRequest(identifier: request.identifier)
             case .processing:
                 let processing = BGProcessingTaskRequest(identifier: request.identifier)

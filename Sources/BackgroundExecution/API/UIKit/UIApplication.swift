@@ -70,6 +70,12 @@ public final class UIApplication: Sendable {
         }
     }
 
+    /// The application object if the app made one (``shared`` or ``bootstrap(_:)``), without
+    /// making one: for code that must not start the embedded system as a side effect.
+    package static var existing: UIApplication? {
+        attributedApplication ?? sharedStorage.withLock { $0.application }
+    }
+
     /// Connects ``shared`` to another system, for example an ``EmbeddedSystem`` with a service's
     /// shutdown policy, or a test's system on a ``ManualClock``.
     ///

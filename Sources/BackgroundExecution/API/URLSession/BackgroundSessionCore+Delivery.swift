@@ -52,7 +52,13 @@ extension BackgroundSessionCore {
         let outcome = transfer.outcome ?? TransferOutcome()
         let response = Self.response(outcome, transfer: transfer)
         let error = outcome.errorCode.map { code in
-            Self.error(code: code, message: outcome.errorMessage ?? "", url: transfer.url, resumeData: resumeData)
+            Self.error(
+                code: code,
+                message: outcome.errorMessage ?? "",
+                url: transfer.url,
+                resumeData: resumeData,
+                cancellationReason: outcome.cancellationReason
+            )
         }
         task.values.withLock { values in
             values.state = .completed
@@ -100,10 +106,17 @@ extension BackgroundSessionCore {
     }
 
     /// The `NSURLErrorDomain` error of a failed transfer, with resume data when there is some.
-    static func error(code: Int, message: String, url: String, resumeData: [UInt8]?) -> URLError {
+    static func error(
+        code: Int,
+        message: String,
+        url: String,
+        resumeData: [UInt8]?,
+        cancellationReason: Int? = nil
+    ) -> URLError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: message]
         if let failing = URL(string: url) { info[NSURLErrorFailingURLErrorKey] = failing }
         if let resumeData { info[NSURLSessionDownloadTaskResumeData] = Data(resumeData) }
+        if let cancellationReason { info[NSURLErrorBackgroundTaskCancelledReasonKey] = cancellationReason }
         return URLError(URLError.Code(rawValue: code) ?? .unknown, userInfo: info)
     }
 }

@@ -130,9 +130,20 @@ final class BackgroundSessionCore: @unchecked Sendable {
             fail(task, code: service == nil ? -1 : URLError.unsupportedURL.rawValue, message: reason)
             return
         }
-        let (description, begin, digest) = task.values.withLock {
-            ($0.taskDescription, $0.earliestBeginDate, $0.expectedSHA256)
+        let (description, begin, digest, priority) = task.values.withLock {
+            ($0.taskDescription, $0.earliestBeginDate, $0.expectedSHA256, $0.priority)
         }
+        // A transfer created while the app is in the background is discretionary (reference
+        // §5.1). The application object is only read if the app made one: a process that only
+        // transfers is in the foreground.
+        let requirements = TransferRequirements(
+            isDiscretionary: configuration.isDiscretionary,
+            allowsCellularAccess: configuration.allowsCellularAccess,
+            allowsExpensiveNetworkAccess: configuration.allowsExpensiveNetworkAccess,
+            allowsConstrainedNetworkAccess: configuration.allowsConstrainedNetworkAccess,
+            createdInBackground: UIApplication.existing?.applicationState == .background,
+            priority: Double(priority)
+        )
         let transfer = TransferCheckpoint(
             app: service.app,
             session: identifier,
@@ -143,7 +154,8 @@ final class BackgroundSessionCore: @unchecked Sendable {
             headers: draft.headers,
             expectedSHA256: digest,
             taskDescription: description,
-            earliestBeginUnixSeconds: begin?.timeIntervalSince1970
+            earliestBeginUnixSeconds: begin?.timeIntervalSince1970,
+            requirements: requirements
         )
         service.submit(TransferOrder(transfer: transfer, uploadPath: draft.uploadPath, resumeData: draft.resumeData))
     }

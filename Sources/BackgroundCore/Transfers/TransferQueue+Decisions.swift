@@ -1,0 +1,109 @@
+extension TransferQueue {
+    /// Why a transfer waits, through the same ``Eligibility`` as task requests: the device's
+    /// conditions first (power, network, the network's kind), then `earliestBeginDate`, then
+    /// the app's (force quit, the relaunch delay). The eligibility's request names the transfer
+    /// `<session>#<task>` with the kind ``TaskKind/transfer``.
+    ///
+    /// - Returns: `nil` if the queue does not hold the transfer.
+    public func eligibility(of key: TransferKey, at now: Instant) -> Eligibility? {
+        guard let entry = entries[key] else { return nil }
+        let request = TaskRequest(
+            identifier: key.identifier,
+            kind: .transfer,
+            earliestBegin: entry.earliestBegin,
+            requiresNetworkConnectivity: true,
+            requiresExternalPower: entry.requirements.isDiscretionary,
+            submittedAt: entry.submittedAt
+        )
+        var unmet = deviceConditions(for: entry.requirements)
+        if let begin = entry.earliestBegin, begin > now, !entry.isRunning { unmet.append(.notBefore(begin)) }
+        if isForceQuit(key.app) { unmet.append(.forceQuit) }
+        if entry.requirements.createdInBackground, !entry.isRunning, let until = relaunchDelayEnd(of: key.app),
+            until > now
+        {
+            unmet.append(.rateLimited(until: until))
+        }
+        return Eligibility(app: key.app, request: request, at: now, unmet: unmet)
+    }
+
+    /// What the device and the network do not give a transfer with these requirements.
+    public func deviceConditions(for requirements: TransferRequirements) -> [UnmetCondition] {
+        var unmet: [UnmetCondition] = []
+        if requirements.isDiscretionary && device.powerSource != .externalPower { unmet.append(.requiresExternalPower) }
+        guard network.network != .none else { return unmet + [.requiresNetwork] }
+        if network.network == .cellular && !requirements.allowsCellularAccess { unmet.append(.cellularNotAllowed) }
+        if network.isExpensive && !requirements.allowsExpensiveNetworkAccess {
+            unmet.append(.expensiveNetworkNotAllowed)
+        }
+        if network.isConstrained && !requirements.allowsConstrainedNetworkAccess {
+            unmet.append(.constrainedNetworkNotAllowed)
+        }
+        if requirements.isDiscretionary && !network.isUnmetered { unmet.append(.requiresUnmeteredNetwork) }
+        if requirements.isDiscretionary && device.lowPowerMode { unmet.append(.lowPowerMode) }
+        return unmet
+    }
+
+    /// Starts what may start and pauses what may no longer run, and says when to ask again.
+    /// Transfers the decision starts count as running from now on.
+    public mutating func decide(at now: Instant) -> Decision {
+        var decision = Decision()
+        let ordered = transfers.sorted { lhs, rhs in
+            if lhs.requirements.priority != rhs.requirements.priority {
+                return lhs.requirements.priority > rhs.requirements.priority
+            }
+            if lhs.submittedAt != rhs.submittedAt { return lhs.submittedAt < rhs.submittedAt }
+            return lhs.key < rhs.key
+        }
+        for entry in ordered {
+            guard let why = eligibility(of: entry.key, at: now) else { continue }
+            if entry.isRunning {
+                if !why.isEligible {
+                    decision.pause.append(entry.key)
+                    setRunning(entry.key, false)
+                }
+            } else if why.isEligible {
+                decision.start.append(entry.key)
+                setRunning(entry.key, true)
+            } else if let clears = why.unmet.compactMap(\.clearsAt).filter({ $0 > now }).min() {
+                decision.wakeAt = min(decision.wakeAt ?? clears, clears)
+            }
+        }
+        decision.pause.sort()
+        return decision
+    }
+
+    /// Every waiting transfer's eligibility, in key order (`bgctl why` without an identifier).
+    public func waiting(at now: Instant) -> [Eligibility] {
+        transfers.filter { !$0.isRunning }.compactMap { eligibility(of: $0.key, at: now) }
+    }
+}
+
+extension TransferQueue {
+    mutating func setRunning(_ key: TransferKey, _ running: Bool) {
+        entries[key]?.isRunning = running
+    }
+
+    /// When the app's relaunch delay ends, if one was set.
+    public func relaunchDelayEnd(of app: AppID) -> Instant? { launchDelays[app]?.until }
+
+    /// When the system may launch or resume the app to deliver transfer events that became
+    /// ready at `ready`: then, or when its relaunch delay ends; `nil` after a force quit (nothing
+    /// relaunches the app until the user opens it).
+    public func relaunchTime(of app: AppID, readyAt ready: Instant) -> Instant? {
+        guard !isForceQuit(app) else { return nil }
+        guard let until = launchDelays[app]?.until, until > ready else { return ready }
+        return until
+    }
+
+    /// The system launched or resumed the app in the background for its transfers: the delay
+    /// doubles (60 s, 120 s, 240 s…); a delay that passed without a relaunch starts again at
+    /// 60 s (reference §5.6). Transfers that complete while the app runs do not count.
+    public mutating func relaunched(_ app: AppID, at now: Instant) {
+        var state = launchDelays[app] ?? LaunchDelay()
+        if let until = state.until, now > until { state.delay = .zero }
+        state.delay =
+            state.delay == .zero ? policy.firstRelaunchDelay : min(state.delay * 2, policy.maximumRelaunchDelay)
+        state.until = now + state.delay
+        launchDelays[app] = state
+    }
+}
