@@ -15,7 +15,10 @@ struct WhyCommand: AsyncParsableCommand {
             and the earliest possible run. With --store instead, answers from the app's store \
             while it is not running, for the device described by --power, --network and --idle. \
             With --scenario, runs a simulator scenario (to --at, or its end) and answers from it. \
-            Without an identifier, explains every pending request. --history adds each \
+            Without an identifier, explains every pending request. With --store, the app's \
+            waiting background transfers are explained too, named <session>#<task> (kind \
+            transfer; --expensive-network and --low-data-mode describe their network). \
+            --history adds each \
             identifier's recent runs and what held them back, the changes that would let a \
             waiting request run (computed on a copy of the system), and a likely time range \
             (the project's own estimate). --json prints the same as JSON; --bundle FILE writes \
