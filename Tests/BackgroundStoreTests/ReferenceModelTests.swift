@@ -14,8 +14,10 @@ struct ReferenceModelTests {
         case 0..<4:
             var request = fullRequest(
                 identifier,
-                // Silent pushes are never stored (BackgroundSystem.recordRun).
-                kind: TaskKind.allCases.filter { $0 != .remoteNotification }.randomElement(using: &random)!,
+                // Silent pushes are never stored (BackgroundSystem.recordRun), and a transfer is
+                // never a task request (the core refuses one; transfers have their own table).
+                kind: TaskKind.allCases.filter { $0 != .remoteNotification && $0 != .transfer }
+                    .randomElement(using: &random)!,
                 submittedAt: now
             )
             request.requiresGPU = Bool.random(using: &random)
