@@ -47,7 +47,9 @@ extension TransferQueue {
     /// Transfers the decision starts count as running from now on.
     public mutating func decide(at now: Instant) -> Decision {
         var decision = Decision()
-        let ordered = transfers.sorted { lhs, rhs in
+        let candidates = deviceChanged ? Array(entries.keys) : Array(waitingKeys)
+        deviceChanged = false
+        let ordered = candidates.compactMap { entries[$0] }.sorted { lhs, rhs in
             if lhs.requirements.priority != rhs.requirements.priority {
                 return lhs.requirements.priority > rhs.requirements.priority
             }
@@ -80,7 +82,9 @@ extension TransferQueue {
 
 extension TransferQueue {
     mutating func setRunning(_ key: TransferKey, _ running: Bool) {
+        guard entries[key] != nil else { return }
         entries[key]?.isRunning = running
+        if running { waitingKeys.remove(key) } else { waitingKeys.insert(key) }
     }
 
     /// When the app's relaunch delay ends, if one was set.

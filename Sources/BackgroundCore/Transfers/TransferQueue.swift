@@ -52,6 +52,11 @@ public struct TransferQueue: Sendable, Hashable {
     /// The network, as last reported.
     public private(set) var network: TransferNetwork
     var entries: [TransferKey: Entry] = [:]
+    /// The transfers not running: the only ones a decision looks at, unless the device changed
+    /// (then the running ones too), so that a decision costs in proportion to what waits.
+    var waitingKeys: Set<TransferKey> = []
+    /// Whether the device or the network changed since the last decision.
+    var deviceChanged = false
     var forceQuitApps: Set<AppID> = []
     var launchDelays: [AppID: LaunchDelay] = [:]
 
@@ -87,17 +92,21 @@ public struct TransferQueue: Sendable, Hashable {
             submittedAt: entries[key]?.submittedAt ?? now,
             isRunning: running
         )
+        if !running { waitingKeys.insert(key) }
     }
 
     /// The transfer ended (completed, failed or cancelled): the queue forgets it.
     public mutating func remove(_ key: TransferKey) {
         entries[key] = nil
+        waitingKeys.remove(key)
     }
 
     /// The engine could not start a transfer the queue started, or stopped one without ending
     /// it: it waits again, and a later ``decide(at:)`` starts it.
     public mutating func stopped(_ key: TransferKey) {
+        guard entries[key] != nil else { return }
         entries[key]?.isRunning = false
+        waitingKeys.insert(key)
     }
 
     /// The device changed; the network is the device's, cellular counted as expensive.
@@ -109,6 +118,7 @@ public struct TransferQueue: Sendable, Hashable {
     /// (an expensive Wi-Fi hotspot, Low Data Mode).
     public mutating func setDevice(_ conditions: DeviceConditions, network: TransferNetwork) {
         device = conditions
+        deviceChanged = true
         var network = network
         network.network = conditions.network
         network.isExpensive = network.isExpensive || conditions.network == .cellular
@@ -124,7 +134,7 @@ public struct TransferQueue: Sendable, Hashable {
         forceQuitApps.insert(app)
         launchDelays[app] = nil
         let cancelled = entries.keys.filter { $0.app == app }.sorted()
-        for key in cancelled { entries[key] = nil }
+        for key in cancelled { remove(key) }
         return cancelled
     }
 

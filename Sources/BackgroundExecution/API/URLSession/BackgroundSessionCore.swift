@@ -134,14 +134,19 @@ final class BackgroundSessionCore: @unchecked Sendable {
             ($0.taskDescription, $0.earliestBeginDate, $0.expectedSHA256, $0.priority)
         }
         // A transfer created while the app is in the background is discretionary (reference
-        // §5.1). The application object is only read if the app made one: a process that only
-        // transfers is in the foreground.
+        // §5.1). The application object is only read if the app made one (a process that only
+        // transfers is in the foreground), and only on the main thread: some connections (the
+        // simulator's) answer only there, and `resume()` may be called from any thread. Off the
+        // main thread the transfer counts as created in the foreground (partial).
+        let inBackground =
+            Thread.isMainThread
+            && MainActor.assumeIsolated { UIApplication.existing?.applicationState == .background }
         let requirements = TransferRequirements(
             isDiscretionary: configuration.isDiscretionary,
             allowsCellularAccess: configuration.allowsCellularAccess,
             allowsExpensiveNetworkAccess: configuration.allowsExpensiveNetworkAccess,
             allowsConstrainedNetworkAccess: configuration.allowsConstrainedNetworkAccess,
-            createdInBackground: UIApplication.existing?.applicationState == .background,
+            createdInBackground: inBackground,
             priority: Double(priority)
         )
         let transfer = TransferCheckpoint(
