@@ -65,6 +65,8 @@ extension DaemonEngine {
                 "reportsWritten": state.reportsWritten.count,
                 "nextDeadlineSeconds": state.core.nextDeadline.map { ($0 - clock()).seconds } ?? NSNull(),
                 "keptAwake": appsKeptAwake(in: state, at: now),
+                "memoryPressure": state.core.currentMemoryPressure.rawValue,
+                "reclaimNext": state.core.reclaimCandidates.first.map { $0.bundleIdentifier as Any } ?? NSNull(),
             ]
         }
         let awake = (summary["keptAwake"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
@@ -74,6 +76,7 @@ extension DaemonEngine {
             apps: \(summary["installedApps"]!) installed, \(summary["connectedApps"]!) connected
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
+            memory pressure: \(summary["memoryPressure"]!); next to reclaim: \(summary["reclaimNext"] as? String ?? "none")
             """ + awake.map { "\n" + $0 }.joined()
         return reply(.ok, text, summary)
     }

@@ -19,7 +19,8 @@ extension Event {
             return app
         case .launch, .activate, .deactivate, .enterBackground, .enterForeground, .resumeInBackground, .terminate,
             .setBackgroundRefresh, .tick, .install, .userCancelledTask, .setDevice, .restore,
-            .remoteNotification:  // a push agent's, never an app's own
+            .remoteNotification,  // a push agent's, never an app's own
+            .memoryPressure:
             return nil
         }
     }

@@ -16,4 +16,16 @@ extension Simulator {
         note("silent push for \(app)")
         send(.remoteNotification(app, payload: payload))
     }
+
+    /// The device reports memory pressure: one reclaim step, as iOS's jetsam (suspended apps
+    /// first, least recently used first; then early expiration handlers for background apps
+    /// holding assertions; at `.critical`, background apps). Report it again while it lasts.
+    ///
+    /// ```swift
+    /// simulator.reportMemoryPressure(.warning)   // the least recently used suspended app ends
+    /// ```
+    public func reportMemoryPressure(_ pressure: MemoryPressure) {
+        note("memory pressure: \(pressure)")
+        send(.memoryPressure(pressure))
+    }
 }

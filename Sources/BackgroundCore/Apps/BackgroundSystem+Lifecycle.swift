@@ -32,7 +32,7 @@ extension BackgroundSystem {
             .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
             .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
             .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
-            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification:
+            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification, .memoryPressure:
             return nil
         }
     }
@@ -249,7 +249,7 @@ extension Event {
             .expirationHandlerReturned, .setBackgroundRefresh, .tick, .install, .finishLaunching,
             .registerTaskHandler, .submitTaskRequest, .cancelTaskRequest, .cancelAllTaskRequests, .completeTask,
             .reportTaskProgress, .userCancelledTask, .setDevice, .setMinimumBackgroundFetchInterval, .simulateLaunch,
-            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification:
+            .simulateExpiration, .restore, .beginModeActivity, .endModeActivity, .remoteNotification, .memoryPressure:
             return false
         }
     }

@@ -184,7 +184,7 @@ extension BackgroundSystem {
         }
     }
 
-    private mutating func startExpiration(of index: Int, at time: Instant, into effects: inout [Effect]) {
+    mutating func startExpiration(of index: Int, at time: Instant, into effects: inout [Effect]) {
         apps[index].budget.expirationStarted = true
         let handlers = apps[index].ledger.takeUndeliveredHandlers()
         let remaining = apps[index].budget.remaining(at: time).formattedSeconds

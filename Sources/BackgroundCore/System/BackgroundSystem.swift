@@ -53,6 +53,8 @@ public struct BackgroundSystem: Sendable {
     /// Apps in the background: with ``busyApps``, the only ones that can have deadlines, so
     /// finding the next deadline never scans every app.
     var backgroundApps: Set<Int> = []
+    /// The memory pressure last reported (``Event/memoryPressure(_:)``).
+    var memoryPressure = MemoryPressure.normal
     /// The latest instant the system has been told about.
     public private(set) var now: Instant = .zero
     /// The wake-up last requested from the shell, if any.
@@ -260,6 +262,7 @@ public struct BackgroundSystem: Sendable {
         case .userCancelledTask(let app, let id):
             if let index = appIndex[app] { expireNow(index, id, at: now, into: &effects) }
         case .setDevice(let conditions): setDevice(conditions, at: now, into: &effects)
+        case .memoryPressure(let pressure): reclaimMemory(pressure, at: now, into: &effects)
         case .setMinimumBackgroundFetchInterval(let app, let interval):
             setFetchInterval(app, interval, at: now, into: &effects)
         case .simulateLaunch(let app, let identifier):

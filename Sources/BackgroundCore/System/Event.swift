@@ -65,6 +65,9 @@ public enum Event: Sendable, Hashable, Codable {
     case userCancelledTask(AppID, TaskRunID)
     /// The device's conditions changed (power, battery, network, use, unlock, Low Power Mode).
     case setDevice(DeviceConditions)
+    /// The machine is short of memory (or no longer is): one reclaim step, as iOS's jetsam
+    /// (``BackgroundSystem/reclaimCandidates``); sent again while the pressure lasts.
+    case memoryPressure(MemoryPressure)
     /// App code called `setMinimumBackgroundFetchInterval(_:)`; `nil` is `backgroundFetchIntervalNever`.
     case setMinimumBackgroundFetchInterval(AppID, Duration?)
     /// The debugger's `_simulateLaunchForTaskWithIdentifier:`: run this pending request now.

@@ -74,6 +74,9 @@ public struct SystemPolicy: Sendable, Hashable, Codable {
     /// The scheduler's limits and heuristics (BGTaskScheduler, background fetch).
     public var scheduling = SchedulingPolicy()
 
+    /// The thresholds of memory reclaim (jetsam).
+    public var memory = MemoryPolicy()
+
     /// Creates a policy from explicit values; prefer the profiles ``iOS`` and ``server(grace:)``.
     public init(
         name: String,

@@ -320,7 +320,7 @@ extension Event {
         case .install(let manifest): return manifest.bundleIdentifier
         case .restore(let saved): return saved.app
         case .setBackgroundRefresh(.appSwitch(let app, _)): return app
-        case .setBackgroundRefresh, .tick, .setDevice: return nil
+        case .setBackgroundRefresh, .tick, .setDevice, .memoryPressure: return nil
         }
     }
 }

@@ -133,6 +133,7 @@ public final class ScenarioRun {
             simulator.device.setBackgroundAppRefresh(enabled, for: AppID(app))
         case .device(.change(let change)): apply(change)
         case .device(.push(let app)): simulator.push(AppID(app))
+        case .device(.memory(let pressure)): simulator.reportMemoryPressure(pressure)
         }
     }
 

@@ -1,3 +1,5 @@
+public import BackgroundCore
+
 extension Scenario {
     /// An entry of the timeline: something the user or the device does, when, and how often.
     ///
@@ -60,6 +62,9 @@ extension Scenario {
             /// `"device": "push"` with `"app"`: a silent push arrives for the app
             /// (`{"aps":{"content-available":1}}`).
             case push(app: String)
+            /// `"memoryWarning"`, `"memoryCritical"`, `"memoryNormal"`: the device reports memory
+            /// pressure (one reclaim step each time, as iOS's jetsam; docs/background-modes.md).
+            case memory(MemoryPressure)
         }
 
         /// A change of device conditions; nil fields are unchanged, and at least one is set.

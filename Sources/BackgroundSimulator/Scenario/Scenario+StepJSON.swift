@@ -1,3 +1,5 @@
+import BackgroundCore
+
 extension Scenario.Step {
     private static let keys = ["at", "repeat", "jitter", "user", "device", "app", "note"]
 
@@ -15,6 +17,9 @@ extension Scenario.Step {
         case reboot
         case unlock
         case push
+        case memoryWarning
+        case memoryCritical
+        case memoryNormal
     }
 
     private static let changeKeys = [
@@ -137,6 +142,9 @@ extension Scenario.Step {
             case (.reboot, _): return .reboot
             case (.unlock, _): return .unlock
             case (.push, let app?): return .push(app: app)
+            case (.memoryWarning, _): return .memory(.warning)
+            case (.memoryCritical, _): return .memory(.critical)
+            case (.memoryNormal, _): return .memory(.normal)
             case (.push, nil):
                 throw ScenarioError(
                     code: .missingKey,
@@ -210,6 +218,9 @@ extension Scenario.Step {
         case .unlock: return "unlock"
         case .appBackgroundAppRefresh(_, let enabled): return ["backgroundAppRefresh": .bool(enabled)]
         case .push: return "push"
+        case .memory(.warning): return "memoryWarning"
+        case .memory(.critical): return "memoryCritical"
+        case .memory(.normal): return "memoryNormal"
         case .change(let change):
             var members: [String: JSONValue] = [:]
             if let batteryLevel = change.batteryLevel { members["batteryLevel"] = .double(batteryLevel) }
