@@ -354,11 +354,19 @@ let package = Package(
             path: "Tests/DaemonTestApp",
             swiftSettings: strictSettings
         ),
+        // An app written with Apple's API only (an @main app delegate), run under backgroundd
+        // through the daemon connection, for BackgroundDaemonTests; not a product.
+        .executableTarget(
+            name: "daemon-api-test-app",
+            dependencies: ["BackgroundExecution"],
+            path: "Tests/DaemonAPITestApp",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundDaemonTests",
             dependencies: [
                 "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
-                "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app",
+                "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app", "daemon-api-test-app",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

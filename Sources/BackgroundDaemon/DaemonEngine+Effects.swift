@@ -59,8 +59,8 @@ extension DaemonEngine {
     }
 
     private func launchProcess(_ app: AppID, reason: LaunchReason, incarnation: Incarnation, in state: inout State) {
-        if state.connecting.contains(app), reason == .user {
-            return  // the process that connected is this launch (an app the user started)
+        if state.connecting.contains(app) {
+            return  // the process that connected is this launch (started by the user, or taken over)
         }
         if state.adopting.contains(app) {
             return  // the survivor of the previous run is this launch (DaemonEngine+Restart.swift)

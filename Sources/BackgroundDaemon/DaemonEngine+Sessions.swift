@@ -43,12 +43,16 @@ extension DaemonEngine {
             // only queue on the channel, they never call back).
             state.withLock { state in
                 state.appLinks[app] = link.linkID
-                link.send(.welcome(welcomeLocked(for: app, in: state)))
+                link.send(.welcome(welcomeLocked(for: app, in: &state)))
                 let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
                 if !waiting.isEmpty { link.send(.system(.pushed(waiting))) }
             }
         case (.app(let app)?, .app(.event(let event))):
-            appEvent(event, from: app, link: link)
+            appEvent(event, from: app, link: link, oneWay: false)
+        case (.app(let app)?, .app(.oneWay(let event))):
+            appEvent(event, from: app, link: link, oneWay: true)
+        case (.app(let app)?, .app(.query(let query))):
+            link.send(.system(.queryAnswer(answer(query, for: app))))
         case (.control?, .control(let request)):
             control(request, from: link)
         case (.awaitingHello?, _):
@@ -87,13 +91,14 @@ extension DaemonEngine {
                 logger.warning("refused a connection claiming to be \(app): \(why)")
                 return refuse(link, DaemonRefusal(.notTheApp, why))
             }
-            appConnected(app, link: link)
+            appConnected(app, link: link, declaration: hello.declaration)
         }
     }
 
     /// An app the user started connected: it is that app's process now. If the app was not
-    /// running, it launched in the foreground (the user started it).
-    private func appConnected(_ app: AppID, link: any ClientLink) {
+    /// running, it launched in the foreground (the user started it), or, when its hello declares
+    /// what it holds (the daemon restarted under it), it is taken over in the state it declares.
+    private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?) {
         var outbox = Outbox()
         let launching = state.withLock { state -> Bool in
             if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
@@ -103,41 +108,61 @@ extension DaemonEngine {
             }
             state.sessions[link.linkID]?.role = .app(app)
             let launching = !state.core.state(of: app).isRunningProcess
-            if launching { state.connecting.insert(app) }
+            if launching {
+                state.connecting.insert(app)
+                // What the launch decides for the app waits for the welcome (see `takeOver`).
+                state.awaitingConnection[app] = []
+            }
             return launching
         }
         outbox.flush()
         if launching {
-            // This process is the launch; the welcome carries the state it leads to.
-            deliver(.launch(app, .foreground))
-            deliver(.activate(app))
+            if let declaration {
+                takeOver(app, declaring: declaration)
+            } else {
+                // This process is the launch; the welcome carries the state it leads to.
+                deliver(.launch(app, .foreground))
+                deliver(.activate(app))
+            }
         }
         state.withLock { state in
             state.connecting.remove(app)
+            let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
             guard state.sessions[link.linkID] != nil else { return }
             state.appLinks[app] = link.linkID
-            link.send(.welcome(welcomeLocked(for: app, in: state)))  // before any push: under the lock
-            // A process the previous run of the daemon started, connecting again: what fell due
-            // for it meanwhile (DaemonEngine+Restart.swift).
-            let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
-            if !waiting.isEmpty { link.send(.system(.pushed(waiting))) }
+            link.send(.welcome(welcomeLocked(for: app, in: &state)))  // before any push: under the lock
+            // This process's own launch (started by the user, or taken over) is what the welcome
+            // describes; what else it decided (tasks that fell due, a revoked assertion) follows,
+            // in order. A process the previous run of the daemon started, connecting again, gets
+            // what fell due for it meanwhile (DaemonEngine+Restart.swift).
+            let following = launching ? waiting.filter { !$0.describesTheLaunch } : waiting
+            if !following.isEmpty { link.send(.system(.pushed(following))) }
         }
     }
 
     func welcome(for app: AppID) -> DaemonWelcome {
-        state.withLock { welcomeLocked(for: app, in: $0) }
+        state.withLock { welcomeLocked(for: app, in: &$0) }
     }
 
-    func welcomeLocked(for app: AppID, in state: State) -> DaemonWelcome {
-        DaemonWelcome(
+    /// The welcome to an app's process: its incarnation and the state its runtime decides begins
+    /// from, which is recorded as pushed (later pushes are sent when it changes).
+    func welcomeLocked(for app: AppID, in state: inout State) -> DaemonWelcome {
+        let grant = state.core.grantState(of: app, at: clock())
+        state.pushedGrants[app] = grant
+        return DaemonWelcome(
             incarnation: state.core.incarnation(of: app),
             nextAssertionID: state.core.nextAssertionID(of: app),
-            state: state.core.state(of: app)
+            state: state.core.state(of: app),
+            grant: grant,
+            refreshStatus: state.core.backgroundRefreshStatus(of: app),
+            supportsBackgroundGPU: configuration.policy.scheduling.supportsBackgroundGPU
         )
     }
 
-    /// An app's event: only about itself, and only the calls an app makes.
-    private func appEvent(_ event: Event, from app: AppID, link: any ClientLink) {
+    /// An app's event: only about itself, and only the calls an app makes. A request is
+    /// answered (its reply and the effects for the app); a one-way event is not, and the effects
+    /// it causes for the app are pushed.
+    private func appEvent(_ event: Event, from app: AppID, link: any ClientLink, oneWay: Bool) {
         guard let subject = event.appCallSubject else {
             logger.warning("\(app) sent an event only the system may send; connection closed")
             return refuse(link, DaemonRefusal(.notPermitted, "an app cannot report this event"))
@@ -147,10 +172,15 @@ extension DaemonEngine {
             return refuse(link, DaemonRefusal(.notPermitted, "a connection of \(app) cannot act on another app"))
         }
         if let reply = redeclared(event, by: app) {
-            return link.send(.system(.answer(reply, [])))  // made for it at the daemon's restart
+            if !oneWay { link.send(.system(.answer(reply, []))) }  // made for it at the daemon's restart
+            return
         }
         let (reply, effects) = handle(event, answering: app)
-        link.send(.system(.answer(reply, effects)))
+        if !oneWay {
+            link.send(.system(.answer(reply, effects)))
+        } else if !effects.isEmpty {
+            link.send(.system(.pushed(effects)))
+        }
     }
 
     /// Sends the refusal and closes the connection.
@@ -167,6 +197,7 @@ extension DaemonEngine {
             guard let session = state.sessions.removeValue(forKey: link.linkID) else { return nil }
             guard case .app(let app) = session.role, state.appLinks[app] == link.linkID else { return nil }
             state.appLinks[app] = nil
+            state.pushedGrants[app] = nil
             // A process the daemon started is watched: its exit (with its real status) ends it.
             guard !state.started.contains(app) else { return nil }
             return state.core.state(of: app).isRunningProcess ? app : nil

@@ -87,6 +87,9 @@ public final class DaemonEngine: Sendable {
         /// Effects for apps the daemon launched whose process has not said hello yet: sent after
         /// its welcome, in order.
         var awaitingConnection: [AppID: [Effect]] = [:]
+        /// The grant state each connected app's runtime last received (in its welcome or a
+        /// push): a change that matters to its decisions is pushed (`DaemonEngine+GrantPushes`).
+        var pushedGrants: [AppID: GrantState] = [:]
         /// Changes the store could not take yet, written first with the next batch.
         var unsaved: [StoreChange] = []
         var buffer: [Effect] = []
@@ -193,6 +196,8 @@ public final class DaemonEngine: Sendable {
             let effects = state.buffer
             persist(effects, in: &state)
             recordBudgets(after: effects, in: &state, at: now)
+            // The app's runtime decides from its grant state: a change goes first.
+            pushGrantStates(after: effects, caller: answering, at: now, in: &state, outbox: &outbox)
             var forCaller: [Effect] = []
             for effect in effects {
                 journal?.record(effect: effect, at: wallClock.unixSeconds(of: now))

@@ -34,11 +34,19 @@ public struct ClientHello: Sendable, Hashable, Codable {
     public var protocolVersion: Int
     /// What the client is.
     public var role: ClientRole
+    /// For an app's process that was connected to a daemon before (the daemon restarted, or the
+    /// connection broke): what it holds, so the daemon takes it over instead of starting afresh.
+    public var declaration: AppDeclaration?
 
     /// Creates a hello for this code's protocol version.
-    public init(role: ClientRole, protocolVersion: Int = Int(ProtocolCodec.version)) {
+    public init(
+        role: ClientRole,
+        protocolVersion: Int = Int(ProtocolCodec.version),
+        declaration: AppDeclaration? = nil
+    ) {
         self.protocolVersion = protocolVersion
         self.role = role
+        self.declaration = declaration
     }
 }
 
@@ -61,18 +69,32 @@ public struct DaemonWelcome: Sendable, Hashable, Codable {
     public var nextAssertionID: AssertionID?
     /// For an app: its lifecycle state.
     public var state: AppLifecycleState?
+    /// For an app: the state its runtime decides begins from (docs/core-contract.md); the
+    /// daemon pushes it again (``SystemMessage/state(_:)``) whenever it changes.
+    public var grant: GrantState?
+    /// For an app: its Background App Refresh status (changes come as
+    /// ``Effect/backgroundRefreshStatusChanged(_:_:)``).
+    public var refreshStatus: BackgroundRefreshStatus?
+    /// For an app: whether the device supports background GPU use.
+    public var supportsBackgroundGPU: Bool?
 
     /// Creates a welcome.
     public init(
         protocolVersion: Int = Int(ProtocolCodec.version),
         incarnation: Incarnation? = nil,
         nextAssertionID: AssertionID? = nil,
-        state: AppLifecycleState? = nil
+        state: AppLifecycleState? = nil,
+        grant: GrantState? = nil,
+        refreshStatus: BackgroundRefreshStatus? = nil,
+        supportsBackgroundGPU: Bool? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.incarnation = incarnation
         self.nextAssertionID = nextAssertionID
         self.state = state
+        self.grant = grant
+        self.refreshStatus = refreshStatus
+        self.supportsBackgroundGPU = supportsBackgroundGPU
     }
 }
 

@@ -2,8 +2,50 @@ public import BackgroundCore
 
 /// What an app's runtime sends the system across a process boundary.
 public enum AppMessage: Sendable, Hashable, Codable {
-    /// An app call or a callback's return, as the core's event.
+    /// An app call or a callback's return, as the core's event, answered with
+    /// ``SystemMessage/answer(_:_:)``: for the calls whose caller waits for the system's reply
+    /// (``Event/awaitsAnswer``).
     case event(Event)
+    /// An app call or a callback's return that nothing waits for (an end, an app-allocated
+    /// begin, a handler's return, a cancel, a completion): not answered; the effects it causes
+    /// for the app are pushed (``SystemMessage/pushed(_:)``), in order.
+    case oneWay(Event)
+    /// A question about the app's own requests; answered with ``SystemMessage/queryAnswer(_:)``.
+    case query(AppQuery)
+}
+
+/// What an app may ask the system about its own requests (a round trip: Apple's API answers
+/// these through XPC too).
+public enum AppQuery: Sendable, Hashable, Codable {
+    /// `BGTaskScheduler.getPendingTaskRequests`.
+    case pendingTaskRequests
+    /// Why the pending request with this identifier has not run.
+    case eligibility(identifier: String)
+    /// Everything about a request identifier (`bgctl why`).
+    case explanation(identifier: String)
+}
+
+/// The system's answer to an ``AppQuery``.
+public enum AppQueryAnswer: Sendable, Hashable, Codable {
+    /// The app's pending requests, oldest first.
+    case pendingTaskRequests([TaskRequest])
+    /// The eligibility, or nil if no request with that identifier is pending.
+    case eligibility(Eligibility?)
+    /// The explanation, or nil if the identifier is neither pending nor in the history.
+    case explanation(RequestExplanation?)
+}
+
+extension Event {
+    /// Whether the app's call waits for the system's reply: `beginAssertion` (the form that
+    /// asks; the runtime allocates its own identifiers and sends ``assertionBegun(_:_:name:origin:hasExpirationHandler:)``
+    /// one way), `registerTaskHandler` (its `Bool`) and `submitTaskRequest` (its rejection).
+    /// Every other app event is sent one way (docs/core-contract.md, "No round trip").
+    public var awaitsAnswer: Bool {
+        switch self {
+        case .beginAssertion, .registerTaskHandler, .submitTaskRequest: return true
+        default: return false
+        }
+    }
 }
 
 /// What the system sends an app's runtime.
@@ -16,16 +58,19 @@ public enum SystemMessage: Sendable, Hashable, Codable {
     /// The app's grant state changed (lifecycle, budget, incarnation); sent before any other
     /// message about the change.
     case state(GrantState)
+    /// The answer to the last ``AppMessage/query(_:)``.
+    case queryAnswer(AppQueryAnswer)
 }
 
 /// The protocol's byte form: 4 magic bytes (`BGX` and the version), then one ``WireValue``.
 ///
-/// Version 1. A reader refuses another version, bytes that are not a message, and anything over
+/// Version 2 (version 1 had no one-way events, queries, pushed grant state in the welcome or
+/// re-declaration in the hello). A reader refuses another version, bytes that are not a message, and anything over
 /// its ``WireLimits`` with a ``WireError``; on a stream socket each message is one frame
 /// (``Frame``, ``FrameDecoder``).
 public enum ProtocolCodec {
     /// The version this code speaks.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     static let magic: [UInt8] = [0x42, 0x47, 0x58]  // "BGX"
 
     /// A message's bytes.

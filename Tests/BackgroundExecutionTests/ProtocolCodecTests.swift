@@ -105,8 +105,8 @@ struct ProtocolCodecTests {
         #expect(throws: WireError.notAMessage) { try ProtocolCodec.decode(AppMessage.self, from: []) }
         #expect(throws: WireError.notAMessage) { try ProtocolCodec.decode(AppMessage.self, from: [1, 2, 3, 4, 5]) }
         var other = good
-        other[3] = 2
-        #expect(throws: WireError.unsupportedVersion(2)) { try ProtocolCodec.decode(AppMessage.self, from: other) }
+        other[3] = ProtocolCodec.version + 1
+        #expect(throws: WireError.unsupportedVersion(ProtocolCodec.version + 1)) { try ProtocolCodec.decode(AppMessage.self, from: other) }
         #expect(throws: WireError.trailingBytes(count: 1)) {
             try ProtocolCodec.decode(AppMessage.self, from: good + [0])
         }

@@ -4,9 +4,9 @@ public import Foundation
 
 /// The link between an app's `UIApplication` and the background execution system that governs it.
 ///
-/// Two systems implement it: ``EmbeddedSystem`` (in the app's own process, on the real clock or
-/// a ``ManualClock``) and the simulator (`BackgroundSimulator`). There is no daemon connection
-/// yet. App code never calls it directly; it calls `UIApplication`, which forwards here.
+/// Three systems implement it: ``EmbeddedSystem`` (in the app's own process, on the real clock
+/// or a ``ManualClock``), ``DaemonConnection`` (`backgroundd`, in another process) and the
+/// simulator (`BackgroundSimulator`). App code never calls it directly; it calls `UIApplication`, which forwards here.
 public protocol SystemConnection: AnyObject, Sendable {
     /// The app this connection speaks for. Everything it does is confined to this app.
     var app: AppID { get }

@@ -29,6 +29,8 @@ extension UIApplication {
         let center = NotificationCenter.default
         switch (old, new) {
         case (.notRunning, .inactive), (.terminated, .inactive):
+            // Delivered once: `main()` may have delivered it before the system's own word came.
+            guard !hasFinishedLaunching else { return }
             hasFinishedLaunching = true
             _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
             center.post(name: Self.didFinishLaunchingNotification, object: self)

@@ -17,7 +17,9 @@ import Synchronization
 /// ```
 ///
 /// Linux behaviour: `shared` is connected to ``EmbeddedSystem/default`` (the system running
-/// inside this process on the real clock) unless ``bootstrap(_:)`` connected it elsewhere first.
+/// inside this process on the real clock) unless ``bootstrap(_:)`` connected it elsewhere first,
+/// or the environment asks for `backgroundd` (`BACKGROUND_SYSTEM=daemon`, or an app the daemon
+/// started): then to a ``DaemonConnection``.
 /// For tests, create an application over an ``EmbeddedSystem`` on a ``ManualClock``. Unlike
 /// UIKit, every member is `nonisolated`, so it can be stored, injected and called from any
 /// thread; expiration handlers and delegate calls still run on the main actor.
@@ -52,7 +54,8 @@ public final class UIApplication: Sendable {
     /// The app's application object: UIKit's singleton.
     ///
     /// In the app's own process, the application ``bootstrap(_:)`` connected, or one connected
-    /// to ``EmbeddedSystem/default`` on first use. In the simulator, where many apps share one
+    /// on first use to ``EmbeddedSystem/default``, or to `backgroundd` when the environment says
+    /// so (``DaemonConnection``). In the simulator, where many apps share one
     /// process, the application of the simulated app whose code is running: its main-actor
     /// code, the `Task`s it starts and the actors they call, and the main-queue blocks it
     /// queues during its turn (see ``running``).
@@ -64,7 +67,7 @@ public final class UIApplication: Sendable {
         if let application = stored.application { return application }
         return sharedStorage.withLock { stored in
             if let application = stored.application { return application }
-            let application = UIApplication(connection: EmbeddedSystem.default)
+            let application = UIApplication(connection: SystemSelection.processDefault())
             stored.application = application
             return application
         }

@@ -1,0 +1,73 @@
+import BackgroundCore
+import Dispatch
+import Foundation
+
+extension DaemonConnection {
+    /// Carries out effects the daemon pushed or answered with, in order: the app runtime's part
+    /// (``RuntimeHost/carryOut(_:deniedHandler:)``), then this transport's own.
+    func perform(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .launch:
+                continue  // this process is the launch; a new one would have its own connection
+            case .backgroundRefreshStatusChanged(_, let status):
+                state.withLock { $0.refreshStatus = status }
+            default:
+                break
+            }
+            if carryOut(effect) { continue }
+            switch effect {
+            case .fault(_, let message):
+                BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))
+            case .exit(_, let status, let report):
+                end(status: status, report: report)
+            case .terminate(_, let report):
+                end(status: EmbeddedSystem.exitStatus(for: report.reason), report: report)
+            case .log(let record):
+                logger.log(level: record.level.swiftLogLevel, "\(ControlCharacters.escaped(record.message))")
+            default:
+                break  // the daemon's business (suspension, timers, the store)
+            }
+        }
+    }
+
+    /// The daemon ended this process: it exits with the status (the report is the daemon's to
+    /// write), or, under ``EmbeddedSystem/TerminationBehavior/record``, keeps the report and
+    /// stops connecting.
+    private func end(status: Int32, report: TerminationReport) {
+        state.withLock { state in
+            state.ended = true
+            state.reports.append(report)
+        }
+        guard case .exitProcess = configuration.terminationBehavior else { return }
+        logger.notice("\(app): ended by backgroundd, exiting with status \(status)")
+        ProcessControl.exit(status)
+    }
+}
+
+// MARK: The app runtime's transport
+
+extension DaemonConnection {
+    package func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result {
+        state.withLock { body(&$0.tables) }
+    }
+
+    package var runtimeApplication: UIApplication? { state.withLock { $0.application } }
+
+    /// App code runs on the main actor, in the order the daemon decided it: the main queue
+    /// runs blocks in the order they were added. The callback's return is then sent one way.
+    package func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated { job() }
+            if let report { self?.sendOneWay(report) }
+        }
+    }
+
+    package func runTaskCode(on queue: DispatchQueue?, _ job: @escaping @Sendable () -> Void) {
+        (queue ?? .global()).async(execute: job)
+    }
+
+    package func launchCallbacksDelivered() {
+        // The launch ends as ``Configuration/launchCompletion`` says, not with the callbacks.
+    }
+}

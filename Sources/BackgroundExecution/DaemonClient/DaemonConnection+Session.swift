@@ -1,0 +1,182 @@
+import BackgroundCore
+import BackgroundProtocol
+import Foundation
+
+extension DaemonConnection {
+    /// Says hello on `socket` and waits for the welcome; on success the socket is the
+    /// connection in use and what waited for a connection is sent.
+    ///
+    /// - Throws: ``DaemonSocketError``, or ``DaemonConnectionRefusal`` when the daemon refused.
+    func greet(_ socket: DaemonSocket, declaring declaration: AppDeclaration?) throws {
+        socket.setReadTimeout(configuration.connectTimeout)
+        socket.setWriteTimeout(configuration.connectTimeout)
+        var decoder = FrameDecoder()
+        let welcome: DaemonWelcome
+        do {
+            try socket.send(.hello(ClientHello(role: .app(app), declaration: declaration)))
+            switch try socket.receive(into: &decoder) {
+            case .welcome(let received)?:
+                welcome = received
+            case .refused(let refusal)?:
+                throw DaemonConnectionRefusal(refusal: refusal)
+            case let other:
+                throw DaemonSocketError.malformed("expected a welcome, got \(String(describing: other))")
+            }
+        } catch {
+            socket.close()
+            throw error
+        }
+        socket.setReadTimeout(nil)
+        state.withLock { state in
+            if let grant = welcome.grant { state.grant.update(grant) }
+            state.refreshStatus = welcome.refreshStatus ?? state.refreshStatus
+            state.supportsBackgroundGPU = welcome.supportsBackgroundGPU ?? false
+            state.socket = socket
+            state.pendingDecoder = decoder  // frames that came with the welcome
+            let parked = state.parked
+            state.parked.removeAll()
+            for event in parked { send(.app(.oneWay(event)), in: &state) }
+        }
+        logger.info(
+            "\(app): connected to backgroundd (\(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?"))"
+        )
+    }
+
+    /// Starts the reader thread once (when the application is attached: pushed lifecycle
+    /// callbacks need it, or at the first round trip).
+    func startReading() {
+        let start = state.withLock { state -> Bool in
+            defer { state.readerStarted = true }
+            return !state.readerStarted
+        }
+        guard start else { return }
+        let thread = Thread { [self] in readForever() }
+        thread.name = "backgroundd connection"
+        thread.start()
+    }
+
+    /// The reader thread: messages in, carried out in order; when the connection ends, connects
+    /// again with a bounded backoff and declares what the process holds.
+    private func readForever() {
+        var delay = configuration.firstReconnectDelay
+        while true {
+            if let (socket, decoder) = state.withLock({ state in
+                state.socket.map { ($0, state.takePendingDecoder()) }
+            }) {
+                read(socket, decoder)
+                delay = configuration.firstReconnectDelay
+            }
+            let (ended, path) = state.withLock { ($0.ended, configuration.reconnectPath) }
+            guard !ended, let path else {
+                logger.error("\(app): the connection to backgroundd ended and cannot be made again")
+                return
+            }
+            Thread.sleep(
+                forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            )
+            delay = min(delay * 2, configuration.maximumReconnectDelay)
+            do {
+                let socket = try DaemonSocket.connect(to: path)
+                try greet(socket, declaring: declaration())
+                logger.notice("\(app): connected to backgroundd again and declared what it holds")
+            } catch {
+                logger.debug("\(app): backgroundd not reachable yet at \(path): \(error)")
+            }
+        }
+    }
+
+    /// Reads and carries out messages until the connection ends.
+    private func read(_ socket: DaemonSocket, _ start: FrameDecoder) {
+        var decoder = start
+        while true {
+            let response: DaemonResponse?
+            do {
+                response = try socket.receive(into: &decoder)
+            } catch {
+                logger.error("\(app): backgroundd: \(error)")
+                response = nil
+            }
+            guard let response else { break }
+            guard case .system(let message) = response else {
+                logger.debug("\(app): ignored a message meant for another kind of client")
+                continue
+            }
+            receive(message)
+        }
+        state.withLock { state in
+            if state.socket === socket { disconnect(&state) }
+        }
+        socket.close()
+        logger.notice("\(app): the connection to backgroundd ended")
+    }
+
+    /// One message from the daemon.
+    private func receive(_ message: SystemMessage) {
+        switch message {
+        case .state(let grant):
+            state.withLock { state in
+                // Pushes are made in the daemon's order; one read earlier never replaces a later one.
+                if let current = state.grant.pushed, current.incarnation == grant.incarnation,
+                    current.measuredAt > grant.measuredAt
+                {
+                    return
+                }
+                state.grant.update(grant)
+            }
+        case .pushed(let effects):
+            perform(effects)
+        case .answer(_, let effects):
+            let waiter = state.withLock { $0.waiters.isEmpty ? nil : $0.waiters.removeFirst() }
+            waiter?.onAnswer?(message)
+            perform(effects)
+            waiter?.resolve(message)
+        case .queryAnswer:
+            let waiter = state.withLock { $0.waiters.isEmpty ? nil : $0.waiters.removeFirst() }
+            waiter?.resolve(message)
+        }
+    }
+
+    /// What this process holds, for a daemon that did not see it begin.
+    func declaration() -> AppDeclaration {
+        state.withLock { state in
+            var lifecycle = state.grant.pushed?.lifecycleState ?? .active
+            if !lifecycle.isRunning { lifecycle = .background }  // it runs: it is at least in the background
+            return AppDeclaration(
+                lifecycleState: lifecycle,
+                launchFinished: state.launchFinished,
+                registeredIdentifiers: state.tables.taskHandlers.keys.sorted(),
+                assertions: state.held.all
+            )
+        }
+    }
+
+    /// Sends a request and waits for its answer (register, submit, the questions).
+    ///
+    /// - Returns: The answer; nil without a connection, or when it broke before the answer.
+    func roundTrip(_ request: AppMessage, onAnswer: (@Sendable (SystemMessage) -> Void)? = nil) -> SystemMessage? {
+        startReading()
+        let waiter = RoundTrip(onAnswer: onAnswer)
+        let sent = state.withLock { state -> Bool in
+            guard state.socket != nil else { return false }
+            state.waiters.append(waiter)
+            return send(.app(request), in: &state)  // a failed send resolves the waiter (disconnect)
+        }
+        guard sent else { return nil }
+        return waiter.wait()
+    }
+}
+
+/// The daemon refused this app's hello (not installed, not the process it claims to be,
+/// another protocol version).
+struct DaemonConnectionRefusal: Error, CustomStringConvertible {
+    let refusal: DaemonRefusal
+    var description: String { "refused: \(refusal)" }
+}
+
+extension DaemonConnection.State {
+    /// The decoder holding frames that arrived with the welcome, for the reader to go on from.
+    mutating func takePendingDecoder() -> FrameDecoder {
+        defer { pendingDecoder = FrameDecoder() }
+        return pendingDecoder
+    }
+}

@@ -1,0 +1,194 @@
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+/// An ordinary program written with Apple's API (`daemon-api-test-app`: an @main app delegate,
+/// `beginBackgroundTask`, `BGTaskScheduler`, `performExpiringActivity`) under a real
+/// `backgroundd`, through the daemon connection: started by the user (the socket) and by the
+/// daemon (the inherited connection), and across a `kill -9` and restart of the daemon.
+@Suite("Apple's API under backgroundd", .serialized)
+struct DaemonConnectionTests {
+    static let app = "com.example.api"
+    static let task = "com.example.api.work"
+
+    /// A backgroundd on a state directory of its own, with the API app installed.
+    final class Daemon: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        let state: String
+        let socket: String
+        let log: String
+        var process = Process()
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            log = directory.path + "/app.log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let manifest: [String: Any] = [
+                "CFBundleIdentifier": DaemonConnectionTests.app,
+                "BGTaskSchedulerPermittedIdentifiers": [DaemonConnectionTests.task],
+                "UIBackgroundModes": ["processing"],
+                "BackgroundLaunch": [
+                    "Arguments": [
+                        builtExecutable("daemon-api-test-app").path, "--task", DaemonConnectionTests.task, "--log", log,
+                    ]
+                ],
+            ]
+            state = try directory.daemonState(manifests: ["api.json": manifest])
+            socket = state + "/run/backgroundd.sock"
+            try start()
+        }
+
+        /// Starts backgroundd (again) and waits until it answers on its socket.
+        func start() throws {
+            process = Process()
+            process.executableURL = builtExecutable("backgroundd")
+            process.arguments = ["--state-dir", state, "--background-time", "2", "--log-level", "error"]
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            guard RealAppTests.waitFor(seconds: 60, { (try? bgctl(["status"]).status) == 0 }) else {
+                throw CocoaError(.fileNoSuchFile)
+            }
+        }
+
+        func killNine() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
+            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+        }
+
+        func assertions() -> String {
+            (try? bgctl(["assertions", "--json"]).output) ?? ""
+        }
+
+        /// The app started by the user, connected through the daemon's socket.
+        func userApp() throws -> APIAppProcess {
+            try APIAppProcess(
+                app: DaemonConnectionTests.app,
+                socket: socket,
+                arguments: ["--task", DaemonConnectionTests.task],
+                home: state
+            )
+        }
+
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            directory.remove()
+        }
+    }
+
+    @Test("begins without a round trip, submits, asks, and gets its lifecycle and expiration on the main actor")
+    func ordinaryApp() async throws {
+        let result = await onThread { () throws -> [String] in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp()
+            defer { app.stop() }
+            var problems: [String] = []
+            func expect(_ prefix: String, _ what: String) {
+                if app.line(startingWith: prefix) == nil { problems.append("\(what): no \"\(prefix)\" in \(app.seen)") }
+            }
+            expect("launched active", "launch")
+            expect("didBecomeActive", "launch")
+            app.send("begin Upload")
+            expect("begun Upload 1", "begin")
+            if !daemon.assertions().contains("Upload") { problems.append("the daemon does not hold Upload") }
+            app.send("end 1")
+            expect("ended 1", "end")
+            if !RealAppTests.waitFor(seconds: 30, { !daemon.assertions().contains("Upload") }) {
+                problems.append("the daemon still holds Upload")
+            }
+            app.send("submit \(Self.task) 3600")
+            expect("submitted \(Self.task)", "submit")
+            app.send("pending")
+            expect("pending \(Self.task)", "pending")
+            app.send("begin Sync")
+            expect("begun Sync 2", "second begin")
+            _ = try daemon.bgctl(["home"])
+            expect("willResignActive", "home")
+            expect("didEnterBackground", "home")
+            expect("expired Sync 2", "expiration")  // the 2 s budget ran out: pushed by the daemon
+            app.send("state")
+            expect("state background", "state")
+            app.send("activity Flush")
+            expect("activity Flush expired=true", "an activity with no time left")
+            if !app.process.isRunning { problems.append("the app was ended") }
+            return problems
+        }
+        let problems = try result.get()
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test("an app the daemon starts for its task speaks through the inherited connection")
+    func launchedForTask() async throws {
+        let result = await onThread { () throws -> (String, [String]) in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp()
+            var problems: [String] = []
+            if app.line(startingWith: "launched active") == nil { problems.append("no launch: \(app.seen)") }
+            app.send("submit \(Self.task) 2")
+            if app.line(startingWith: "submitted") == nil { problems.append("no submit: \(app.seen)") }
+            app.send("exit")
+            app.process.waitUntilExit()
+            // Due in 2 s: the daemon starts the app in the background with a connected socket.
+            _ = RealAppTests.waitFor(seconds: 60) {
+                ((try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? "").contains("completed")
+            }
+            return ((try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? "", problems)
+        }
+        let (log, problems) = try result.get()
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(log.contains("launched background"), "\(log)")
+        #expect(log.contains("task \(Self.task) launched"), "\(log)")
+        #expect(log.contains("task \(Self.task) completed"), "\(log)")
+    }
+
+    @Test("after kill -9 and a restart of the daemon, the app connects again and declares what it holds")
+    func daemonRestart() async throws {
+        let result = await onThread { () throws -> [String] in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp()
+            defer { app.stop() }
+            var problems: [String] = []
+            func expect(_ prefix: String, _ what: String) {
+                if app.line(startingWith: prefix) == nil { problems.append("\(what): no \"\(prefix)\" in \(app.seen)") }
+            }
+            expect("launched active", "launch")
+            app.send("begin Keep")
+            expect("begun Keep 1", "begin")
+            daemon.killNine()
+            try daemon.start()
+            // The new daemon never saw the begin: the app declares it, under its identifier.
+            if !RealAppTests.waitFor(seconds: 60, { daemon.assertions().contains("\"name\":\"Keep\"") }) {
+                problems.append("the restarted daemon does not hold Keep: \(daemon.assertions())")
+            }
+            app.send("begin More")
+            expect("begun More 2", "a begin after the restart")  // identifiers never go back in a process
+            app.send("end 1")
+            expect("ended 1", "end")
+            if !RealAppTests.waitFor(seconds: 30, { !daemon.assertions().contains("Keep") }) {
+                problems.append("Keep was not ended on the restarted daemon")
+            }
+            // In the background under the new daemon, with a budget of its own: it expires there,
+            // and the app is not ended for the time the daemon was away.
+            _ = try daemon.bgctl(["home"])
+            expect("didEnterBackground", "home after the restart")
+            daemon.killNine()
+            try daemon.start()
+            expect("expired More 2", "an expiration from the second daemon")
+            if !app.process.isRunning { problems.append("the app was ended") }
+            return problems
+        }
+        let problems = try result.get()
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
