@@ -106,7 +106,9 @@ struct ProtocolCodecTests {
         #expect(throws: WireError.notAMessage) { try ProtocolCodec.decode(AppMessage.self, from: [1, 2, 3, 4, 5]) }
         var other = good
         other[3] = ProtocolCodec.version + 1
-        #expect(throws: WireError.unsupportedVersion(ProtocolCodec.version + 1)) { try ProtocolCodec.decode(AppMessage.self, from: other) }
+        #expect(throws: WireError.unsupportedVersion(ProtocolCodec.version + 1)) {
+            try ProtocolCodec.decode(AppMessage.self, from: other)
+        }
         #expect(throws: WireError.trailingBytes(count: 1)) {
             try ProtocolCodec.decode(AppMessage.self, from: good + [0])
         }
