@@ -38,11 +38,12 @@ public enum AppQueryAnswer: Sendable, Hashable, Codable {
 extension Event {
     /// Whether the app's call waits for the system's reply: `beginAssertion` (the form that
     /// asks; the runtime allocates its own identifiers and sends ``assertionBegun(_:_:name:origin:hasExpirationHandler:)``
-    /// one way), `registerTaskHandler` (its `Bool`) and `submitTaskRequest` (its rejection).
+    /// one way), `registerTaskHandler` (its `Bool`), `submitTaskRequest` (its rejection) and
+    /// `beginModeActivity` (whether the mode is held).
     /// Every other app event is sent one way (docs/core-contract.md, "No round trip").
     public var awaitsAnswer: Bool {
         switch self {
-        case .beginAssertion, .registerTaskHandler, .submitTaskRequest: return true
+        case .beginAssertion, .registerTaskHandler, .submitTaskRequest, .beginModeActivity: return true
         default: return false
         }
     }

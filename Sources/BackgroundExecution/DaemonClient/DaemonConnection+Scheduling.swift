@@ -86,6 +86,19 @@ extension DaemonConnection {
         sendOneWay(.setMinimumBackgroundFetchInterval(app, interval))
     }
 
+    /// Begins a background mode's activity: a round trip (the daemon holds the manifest's
+    /// `UIBackgroundModes` and decides).
+    public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
+        guard case .answer(let reply?, _)? = roundTrip(.event(.beginModeActivity(app, mode))) else {
+            return .modeNotHeld(mode, reason: "backgroundd is not connected")
+        }
+        return reply
+    }
+
+    public func endModeActivity(_ mode: BackgroundMode) {
+        sendOneWay(.endModeActivity(app, mode))
+    }
+
     public var supportsBackgroundGPU: Bool { state.withLock { $0.supportsBackgroundGPU } }
 
     public func instant(for date: Date) -> Instant {
