@@ -23,10 +23,11 @@ let package = Package(
         .library(name: "BackgroundStore", targets: ["BackgroundStore"]),
         // The machine's conditions (power, network, input, memory pressure) read event-driven.
         .library(name: "BackgroundDevice", targets: ["BackgroundDevice"]),
-        // The test kit: a virtual device and virtual time that apps' own test suites drive.
-        .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator"]),
-        // Swift Testing glue for the test kit (a trait: simulator faults fail the test); only test
-        // targets link it, never bgctl.
+        // The test kit: a virtual device and virtual time that apps' own test suites drive. The
+        // product includes the Swift Testing glue, so a fault with no hook fails the test that
+        // caused it in every test target that uses it; bgctl links the target alone, never Testing.
+        .library(name: "BackgroundSimulator", targets: ["BackgroundSimulator", "BackgroundSimulatorTesting"]),
+        // Swift Testing glue for the test kit alone (the fault recorder and a trait).
         .library(name: "BackgroundSimulatorTesting", targets: ["BackgroundSimulatorTesting"]),
         // The embedded system as a swift-service-lifecycle `Service`; only its users link it.
         .library(name: "BackgroundServiceLifecycle", targets: ["BackgroundServiceLifecycle"]),
@@ -91,9 +92,12 @@ let package = Package(
         ),
         .target(
             name: "BackgroundSimulatorTesting",
-            dependencies: ["BackgroundSimulator"],
+            dependencies: ["BackgroundSimulator", "CSimulatorTestingLoad"],
             swiftSettings: strictSettings
         ),
+        // A C constructor that installs BackgroundSimulatorTesting's fault recorder when a test
+        // binary loads (Swift has no load-time code); only BackgroundSimulatorTesting depends on it.
+        .target(name: "CSimulatorTestingLoad"),
         .target(
             name: "BackgroundServiceLifecycle",
             dependencies: [

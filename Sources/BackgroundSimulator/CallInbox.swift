@@ -32,7 +32,11 @@ final class CallInbox: Sendable {
     private let waiting = Atomic<Bool>(false)
     private let published = Mutex(Instant.zero)
 
-    init(simulator: Simulator) {
+    /// The test that created the simulator (``Simulator/faultOwner``).
+    let owner: String?
+
+    init(simulator: Simulator, owner: String?) {
+        self.owner = owner
         state.withLock { $0.simulator = simulator }
     }
 

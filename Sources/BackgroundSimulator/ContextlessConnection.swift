@@ -27,10 +27,13 @@ enum LiveSimulators {
 
     static var isEmpty: Bool { inboxes.withLock { $0.isEmpty } }
 
-    /// Hands a fault no app can be named for to every live simulator.
+    /// Hands a fault no app can be named for to the live simulators of the test running on the
+    /// current task, if it has any; else (no test can be told) to every live simulator.
     static func raise(_ fault: BackgroundFault) {
         let all = inboxes.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for inbox in all {
+        let current = UnhandledFaultRecorder.currentTest
+        let owned = current.map { test in all.filter { $0.owner == test } } ?? []
+        for inbox in owned.isEmpty ? all : owned {
             if MainActorThread.isCurrent {
                 MainActor.assumeIsolated { inbox.simulator?.raise(fault) }
             } else {

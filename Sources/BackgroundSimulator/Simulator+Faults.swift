@@ -3,19 +3,23 @@ public import BackgroundExecution
 /// Faults: misuse iOS answers with a crash (a late or second registration, a submit without a
 /// handler, an empty expiring-activity reason), raised on the simulator whose app made it.
 ///
-/// This library does not depend on a test framework (`bgctl` links it). A simulator keeps its
-/// faults in ``faults`` and the event log, and hands each to ``onFault``. A new simulator's
-/// `onFault` is ``defaultOnFault``, a task-local value: the `BackgroundSimulatorTesting`
-/// module's trait `.simulatorFaultsFailTheTest` binds it to record an issue in the running
-/// Swift Testing test; an XCTest test sets `simulator.onFault = { XCTFail("\($0)") }`.
+/// A simulator keeps its faults in ``faults`` and the event log, and hands each to ``onFault``.
+/// A fault no `onFault` handled fails the Swift Testing test that created the simulator: this
+/// library does not depend on a test framework (`bgctl` links it), but the
+/// `BackgroundSimulatorTesting` module, which the `BackgroundSimulator` product includes,
+/// installs a recorder when a test binary loads (``UnhandledFaultRecorder``). An XCTest test
+/// sets `simulator.onFault = { XCTFail("\($0)") }`; a test that expects faults sets its own
+/// `onFault` (or wraps the misuse in `withKnownIssue`).
 extension Simulator {
-    /// What a new simulator's ``onFault`` starts as: bound for the duration of a test (or a
-    /// suite) by the `BackgroundSimulatorTesting` trait `.simulatorFaultsFailTheTest`, or by
-    /// hand with `Simulator.$defaultOnFault.withValue(_:operation:)`. `nil` by default.
+    /// What a new simulator's ``onFault`` starts as: bound by hand with
+    /// `Simulator.$defaultOnFault.withValue(_:operation:)` for the simulators a piece of code
+    /// creates. `nil` by default, which fails the test (see ``raise(_:)``).
     @TaskLocal public static var defaultOnFault: (@MainActor @Sendable (BackgroundFault) -> Void)?
 
     /// Keeps a fault of one of this simulator's apps (or of code it cannot attribute) and hands
-    /// it to ``onFault``, if set.
+    /// it to ``onFault``; when that is `nil`, to the installed recorder, which records an issue
+    /// in the test that created this simulator (held until its next step when raised where that
+    /// test is not running, such as a main-queue block).
     public func raise(_ fault: BackgroundFault) {
         faults.append(fault)
         if let app = fault.app {
@@ -23,6 +27,10 @@ extension Simulator {
         } else {
             note("fault: \(fault)")
         }
-        onFault?(fault)
+        if let onFault {
+            onFault(fault)
+        } else {
+            reportUnhandled(fault)
+        }
     }
 }

@@ -54,6 +54,8 @@ extension Simulator {
             round += 1
             if round >= 2 && systemEventCount == before { break }
         }
+        // Back on the test's task: faults raised in the blocks fail the test now.
+        if !heldFaults.isEmpty { reportHeldFaults() }
     }
 
     /// Publishes the simulator's time for app code's threads (``CallInbox/now``).

@@ -111,9 +111,16 @@ public final class Simulator {
     /// See ``onFault``.
     public internal(set) var faults: [BackgroundFault] = []
     /// Called with each fault of this simulator's apps, on the main actor; either way the fault
-    /// is kept in ``faults`` and the log. Starts as ``defaultOnFault`` (which the
-    /// `BackgroundSimulatorTesting` trait `.simulatorFaultsFailTheTest` binds to fail the test).
+    /// is kept in ``faults`` and the log. Starts as ``defaultOnFault`` (`nil` unless bound).
+    /// When it is `nil`, the fault fails the test that created this simulator, through the
+    /// recorder `BackgroundSimulatorTesting` installs in test binaries (see ``raise(_:)``).
     public var onFault: (@MainActor (BackgroundFault) -> Void)?
+    /// The test that created this simulator, as the installed fault recorder names it; `nil`
+    /// outside tests.
+    nonisolated let faultOwner: String?
+    /// Faults no `onFault` handled, raised where their test was not running (a main-queue
+    /// block, a thread): reported at the next step (see ``reportUnhandled(_:)``).
+    var heldFaults: [BackgroundFault] = []
     /// How many messages crossed the encoding boundary (``Configuration/encodesMessages``): each
     /// event and each answer is one.
     public private(set) var encodedMessageCount = 0
@@ -139,7 +146,7 @@ public final class Simulator {
     /// The process whose code is running now, if any.
     var currentProcess: AppProcess?
     /// Calls from app code on other threads, applied at the simulator's next step.
-    lazy var inbox = CallInbox(simulator: self)
+    lazy var inbox = CallInbox(simulator: self, owner: faultOwner)
     /// The application whose main-queue turn is open (see `UIApplication.markMainQueueTurn`).
     var mainQueueTurn: UIApplication?
     /// Whether app code may use the main queue and threads of its own: app turns are marked in
@@ -168,6 +175,7 @@ public final class Simulator {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.onFault = Self.defaultOnFault
+        self.faultOwner = UnhandledFaultRecorder.currentTest
         self.random = SplitMix64(seed: configuration.seed)
         self.deviceState = configuration.device
         self.core = BackgroundSystem(policy: configuration.policy, device: configuration.device.conditions)
@@ -182,6 +190,7 @@ public final class Simulator {
     /// A finished simulator ends the processes still running: their handlers, tasks and delegates
     /// often hold the process (as app code does), and would otherwise keep it alive forever.
     isolated deinit {
+        reportHeldFaultsAtTheEnd()
         LiveSimulators.remove(inbox)
         inbox.close()
         for process in processes.values { process.end() }
@@ -217,6 +226,7 @@ public final class Simulator {
     @discardableResult
     func step(until instant: Instant) -> Job.Work? {
         if inbox.hasCalls { inbox.drain(into: self) }
+        if !heldFaults.isEmpty { reportHeldFaults() }
         guard halted == nil, let next = queue.min, next.at <= instant else { return nil }
         let job = queue.removeMin()
         if job.at > now {
