@@ -56,6 +56,8 @@ extension DaemonEngine {
             return [
                 "pid": Int(SystemCall.processID),
                 "processControl": processes.mechanism,
+                "isolation": configuration.isolation.name,
+                "isolationDetail": configuration.isolation.description,
                 "installedApps": apps.count,
                 "connectedApps": connected,
                 "connections": state.sessions.count,
@@ -73,6 +75,7 @@ extension DaemonEngine {
         let text = """
             backgroundd (pid \(summary["pid"]!)): running
             process control: \(processes.mechanism)
+            isolation: \(configuration.isolation)
             apps: \(summary["installedApps"]!) installed, \(summary["connectedApps"]!) connected
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
@@ -96,6 +99,7 @@ extension DaemonEngine {
                     "launchable": state.installed[app]?.launch != nil,
                     "manifest": state.installed[app]?.file ?? "",
                     "pid": processes.pid(of: app).map { Int($0) as Any } ?? NSNull(),
+                    "uid": state.installed[app]?.user.map { Int($0.uid) as Any } ?? NSNull(),
                     "modes": heldModes(app, in: state, at: now),
                 ]
             }

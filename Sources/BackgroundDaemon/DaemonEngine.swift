@@ -34,6 +34,9 @@ public final class DaemonEngine: Sendable {
         /// after a restart; nil: half the background budget, at most 10 s
         /// (`DaemonEngine+Restart.swift`).
         public var restartGrace: Duration?
+        /// Whether apps run under uids of their own: who may connect as an app
+        /// (`PeerIdentity.swift`) and what `bgctl daemon status` says.
+        public var isolation: AppIsolation
 
         /// Creates a configuration: iOS's numbers and a server's device by default.
         public init(
@@ -42,7 +45,8 @@ public final class DaemonEngine: Sendable {
             reportsDirectory: String? = nil,
             journalPath: String? = nil,
             logger: Logger = Logger(label: "backgroundd"),
-            restartGrace: Duration? = nil
+            restartGrace: Duration? = nil,
+            isolation: AppIsolation = .sharedWithDaemon
         ) {
             self.policy = policy
             self.device = device
@@ -50,6 +54,7 @@ public final class DaemonEngine: Sendable {
             self.journalPath = journalPath
             self.logger = logger
             self.restartGrace = restartGrace
+            self.isolation = isolation
         }
     }
 

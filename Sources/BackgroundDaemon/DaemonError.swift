@@ -14,6 +14,8 @@ public struct DaemonError: Error, Sendable, Hashable, CustomStringConvertible {
         case socket
         /// Another daemon is already serving the socket.
         case alreadyRunning
+        /// A setting is invalid (the app user range, a per-app uid).
+        case badConfiguration
     }
 
     /// The kind of failure.

@@ -8,7 +8,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The daemon's Unix-domain socket: `0600`, in a `0700` directory checked by `SecureDirectory`.
+/// The daemon's Unix-domain socket: `0600`, in a `0700` directory checked by `SecureDirectory`
+/// (with per-app uids, ``AppIsolation/perAppUsers(_:containers:)``: `0666` in a `0711` directory,
+/// so that apps can connect as their own users; peer credentials decide what each may do).
 public final class DaemonServer: Sendable {
     /// The socket's path.
     public let path: String
@@ -42,8 +44,15 @@ public final class DaemonServer: Sendable {
         logger: Logger
     ) async throws(DaemonError) -> DaemonServer {
         let directory: SecureDirectory
+        // With per-app uids the apps connect (again, after a restart) as their own users: the
+        // directory is searchable and the socket open to all, and SO_PEERCRED decides who is
+        // who (`PeerIdentity.swift`). Otherwise only the daemon's user reaches it.
+        let appUsers = engine.configuration.isolation.hasAppUsers
         do {
-            directory = try SecureDirectory.open(paths.socketDirectory, access: .privateToOwner)
+            directory = try SecureDirectory.open(
+                paths.socketDirectory,
+                access: appUsers ? .ownerWritable : .privateToOwner
+            )
         } catch {
             throw DaemonError(.unsafeDirectory, "socket directory \(error)")
         }
@@ -80,7 +89,8 @@ public final class DaemonServer: Sendable {
         let channel: any Channel
         do {
             channel = try await bootstrap.bind(unixDomainSocketPath: throughDescriptor).get()
-            try SystemCall.changeModeAt(directory.descriptor, name, to: 0o600)
+            try SystemCall.changeModeAt(directory.descriptor, name, to: appUsers ? 0o666 : 0o600)
+            if appUsers { try SystemCall.changeMode(of: directory.descriptor, to: 0o711) }
         } catch {
             try? await group.shutdownGracefully()
             throw DaemonError(.socket, "cannot serve \(paths.socket): \(error)")

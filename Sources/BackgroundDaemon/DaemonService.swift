@@ -15,6 +15,8 @@ public struct DaemonService: Service {
     public var processes: any AppProcesses
     /// Limits on clients.
     public var limits: DaemonLimits
+    /// Whether apps run under uids of their own (``AppIsolation``).
+    public var isolation: AppIsolation
     /// The logger.
     public var logger: Logger
     /// Called once the socket is served, with the engine (tests, benchmarks).
@@ -26,10 +28,12 @@ public struct DaemonService: Service {
         policy: SystemPolicy = .iOS,
         processes: any AppProcesses = UnmanagedProcesses(),
         limits: DaemonLimits = .standard,
+        isolation: AppIsolation = .sharedWithDaemon,
         logger: Logger = Logger(label: "backgroundd"),
         onReady: (@Sendable (DaemonEngine) -> Void)? = nil
     ) {
         self.paths = paths
+        self.isolation = isolation
         self.policy = policy
         self.processes = processes
         self.limits = limits
@@ -68,7 +72,14 @@ public struct DaemonService: Service {
         } catch {
             throw DaemonError(.store, "the store \(paths.store): \(error)")
         }
-        let manifests = try ManifestDirectory.load(from: paths.manifests)
+        var manifests = try ManifestDirectory.load(from: paths.manifests)
+        if case .perAppUsers(let range, _) = isolation {
+            let users = try AppUserTable.assign(manifests.apps, range: range, store: store)
+            manifests.apps = users.apps
+            manifests.problems = (manifests.problems + users.problems).sorted {
+                ($0.file, $0.reason) < ($1.file, $1.reason)
+            }
+        }
         for problem in manifests.problems {
             logger.error("manifest \(problem.file) not loaded: \(problem.reason)")
         }
@@ -81,7 +92,8 @@ public struct DaemonService: Service {
                 policy: policy,
                 reportsDirectory: paths.reports,
                 journalPath: paths.state + "/journal.jsonl",
-                logger: logger
+                logger: logger,
+                isolation: isolation
             ),
             store: store,
             apps: manifests.apps,
@@ -89,7 +101,7 @@ public struct DaemonService: Service {
             survivors: survivors
         )
         (processes as? SpawnedAppProcesses)?.bind(engine)
-        logger.notice("process control: \(processes.mechanism)")
+        logger.notice("process control: \(processes.mechanism); isolation: \(isolation)")
         return (engine, store)
     }
 }

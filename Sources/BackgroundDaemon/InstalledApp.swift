@@ -1,4 +1,5 @@
 public import BackgroundCore
+public import BackgroundProcessControl
 
 /// An app installed in the daemon: its `Info.plist` keys and how to start its process.
 public struct InstalledApp: Sendable, Hashable {
@@ -9,15 +10,20 @@ public struct InstalledApp: Sendable, Hashable {
     public var launch: LaunchCommand?
     /// The manifest's file name in the manifests directory.
     public var file: String
+    /// The app's own user and groups when the daemon runs apps under per-app uids
+    /// (``AppIsolation/perAppUsers(_:containers:)``, assigned by ``AppUserTable``); nil when
+    /// apps share the daemon's uid.
+    public var user: ProcessUser?
 
     /// The app's identity.
     public var id: AppID { manifest.bundleIdentifier }
 
     /// Creates an installed app.
-    public init(manifest: AppManifest, launch: LaunchCommand?, file: String) {
+    public init(manifest: AppManifest, launch: LaunchCommand?, file: String, user: ProcessUser? = nil) {
         self.manifest = manifest
         self.launch = launch
         self.file = file
+        self.user = user
     }
 }
 
@@ -28,7 +34,8 @@ public struct InstalledApp: Sendable, Hashable {
 ///     "Arguments": ["/opt/notes/bin/notes", "--headless"],
 ///     "Environment": {"NOTES_LOG": "info"},
 ///     "WorkingDirectory": "/home/me/.local/share/notes",
-///     "SharedContainers": ["/home/me/.local/share/group.notes"]
+///     "SharedContainers": ["/home/me/.local/share/group.notes"],
+///     "UserID": 200042
 /// }
 /// ```
 public struct LaunchCommand: Sendable, Hashable, Codable {
@@ -44,6 +51,10 @@ public struct LaunchCommand: Sendable, Hashable, Codable {
     /// Directories shared with other apps (app groups), where a lock held at suspension is
     /// `0xdead10cc`.
     public var sharedContainers: [String]
+    /// The uid the app asks for when the daemon runs apps under per-app uids: it must lie in the
+    /// daemon's app user range and belong to no other app; nil lets the daemon choose (the
+    /// usual case). Never 0.
+    public var userID: UInt32?
 
     /// Creates a launch command.
     public init(
@@ -51,12 +62,14 @@ public struct LaunchCommand: Sendable, Hashable, Codable {
         arguments: [String] = [],
         environment: [String: String] = [:],
         workingDirectory: String? = nil,
-        sharedContainers: [String] = []
+        sharedContainers: [String] = [],
+        userID: UInt32? = nil
     ) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.sharedContainers = sharedContainers
+        self.userID = userID
     }
 }

@@ -20,7 +20,7 @@ enum LaunchCommandReader {
         }
         guard let dictionary = root as? [String: Any], let value = dictionary[key] else { return nil }
         guard let launch = value as? [String: Any] else { throw problem("must be a dictionary") }
-        let known: Set = ["Arguments", "Environment", "WorkingDirectory", "SharedContainers"]
+        let known: Set = ["Arguments", "Environment", "WorkingDirectory", "SharedContainers", "UserID"]
         if let unknown = launch.keys.sorted().first(where: { !known.contains($0) }) {
             throw problem("unknown key \(unknown) (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -57,8 +57,25 @@ enum LaunchCommandReader {
             arguments: Array(arguments.dropFirst()),
             environment: environment,
             workingDirectory: workingDirectory,
-            sharedContainers: shared
+            sharedContainers: shared,
+            userID: try userID(launch["UserID"])
         )
+    }
+
+    /// `UserID`: an integer id above 0 (whether it lies in the daemon's range is checked when
+    /// uids are assigned, by ``AppUserTable``).
+    private static func userID(_ value: Any?) throws(DaemonError) -> UInt32? {
+        guard let value else { return nil }
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
+            let id = UInt32(exactly: number.doubleValue), Double(id) == number.doubleValue
+        else {
+            throw problem(
+                "UserID: \(String(describing: value).debugDescription) is not a user id (an integer from 1 to 4294967294)"
+            )
+        }
+        guard id != 0 else { throw problem("UserID: 0 is root, and an app never runs as root") }
+        guard id != UInt32.max else { throw problem("UserID: 4294967295 is not a valid id") }
+        return id
     }
 
     private static func checkPath(_ path: String, _ what: String) throws(DaemonError) {

@@ -41,12 +41,14 @@ public struct PeerIdentity: Sendable, Hashable {
 
 /// The rules a connecting peer is checked against.
 enum IdentityCheck {
-    /// Whether `peer` may speak as `app`: the same user as the daemon (or root, or the daemon is
-    /// root), and its process runs the manifest's executable. An app without a launch command
-    /// in its manifest names no executable, so only its uid is checked (the manifest says so).
+    /// Whether `peer` may speak as `app`: the daemon's user, root, or (with per-app uids) the
+    /// app's own uid and no other app's, and its process runs the manifest's executable. An app
+    /// without a launch command in its manifest names no executable, so only its uid is checked
+    /// (the manifest says so).
     static func refusal(of peer: PeerIdentity, as app: InstalledApp, daemonUID: UInt32) -> String? {
-        guard peer.uid == daemonUID || peer.uid == 0 else {
-            return "uid \(peer.uid) is not the daemon's user (\(daemonUID))"
+        guard peer.uid == daemonUID || peer.uid == 0 || peer.uid == app.user?.uid else {
+            let own = app.user.map { " nor \(app.id)'s own (\($0.uid))" } ?? ""
+            return "uid \(peer.uid) is not the daemon's user (\(daemonUID))\(own)"
         }
         guard let expected = app.launch?.executable else { return nil }
         guard let running = peer.executable else {

@@ -39,6 +39,8 @@ public final class SpawnedAppProcesses: AppProcesses {
     private let limits: DaemonLimits
     private let logger: Logger
     private let table = Mutex(Table())
+    /// With per-app uids, where the apps' containers are (`AppContainer`).
+    private let isolation: AppIsolation
 
     /// Wraps `controller`; call ``bind(_:)`` with the engine before the first launch.
     ///
@@ -47,8 +49,10 @@ public final class SpawnedAppProcesses: AppProcesses {
         controller: any ProcessController,
         socketPath: String? = nil,
         limits: DaemonLimits = .standard,
+        isolation: AppIsolation = .sharedWithDaemon,
         logger: Logger
     ) {
+        self.isolation = isolation
         self.controller = controller
         self.exits = controller.exits()
         self.socketPath = socketPath
@@ -84,23 +88,25 @@ public final class SpawnedAppProcesses: AppProcesses {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw DaemonError(.socket, "socketpair: \(String(cString: strerror(errno)))")
         }
-        var environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
-        environment.merge(command.environment) { _, manifest in manifest }
-        environment["BACKGROUND_APP"] = app.id.bundleIdentifier
-        environment["BACKGROUND_LAUNCH_REASON"] = reason.rawValue
-        if let socketPath { environment["BACKGROUNDD_SOCKET"] = socketPath }
         let process: AppProcess
         do {
-            process = try controller.spawn(
-                SpawnRequest(
-                    label: app.id.bundleIdentifier,
-                    executable: command.executable,
-                    arguments: command.arguments,
-                    environment: environment,
-                    workingDirectory: command.workingDirectory ?? "/",
-                    connection: ends[1]
-                )
+            var request = SpawnRequest(
+                label: app.id.bundleIdentifier,
+                executable: command.executable,
+                arguments: command.arguments,
+                workingDirectory: command.workingDirectory ?? "/",
+                connection: ends[1]
             )
+            var environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
+            if case .perAppUsers(_, let containers) = isolation {
+                try runAsItsUser(app, containers: containers, &request, &environment)
+            }
+            environment.merge(command.environment) { _, manifest in manifest }
+            environment["BACKGROUND_APP"] = app.id.bundleIdentifier
+            environment["BACKGROUND_LAUNCH_REASON"] = reason.rawValue
+            if let socketPath { environment["BACKGROUNDD_SOCKET"] = socketPath }
+            request.environment = environment
+            process = try controller.spawn(request)
         } catch {
             close(ends[0])
             close(ends[1])
@@ -118,6 +124,25 @@ public final class SpawnedAppProcesses: AppProcesses {
             return
         }
         serve(ends[0], for: app.id, incarnation: incarnation, engine: engine)
+    }
+
+    /// With per-app uids: the app runs as its own user, with umask `007`, in its container
+    /// (unless its manifest names a working directory), `HOME` and the XDG directories in it.
+    /// An app without a uid (it could not get one) is never started as the daemon's user.
+    private func runAsItsUser(
+        _ app: InstalledApp,
+        containers: String,
+        _ request: inout SpawnRequest,
+        _ environment: inout [String: String]
+    ) throws(DaemonError) {
+        guard let user = app.user else {
+            throw DaemonError(.badConfiguration, "\(app.id) has no uid of its own: it is not started as root's")
+        }
+        let container = try AppContainer.prepare(app, user: user, containers: containers)
+        request.user = user
+        request.umask = 0o007
+        if app.launch?.workingDirectory == nil { request.workingDirectory = container }
+        environment.merge(AppContainer.environment(container)) { _, container in container }
     }
 
     public func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess] {

@@ -38,6 +38,11 @@ public struct SpawnRequest: Sendable, Hashable {
     public var standardOutput: StandardStream
     /// Standard error; the daemon's unless set.
     public var standardError: StandardStream
+    /// The user and groups to run as (only a root daemon can set them); nil runs the app as the
+    /// daemon's user.
+    public var user: ProcessUser?
+    /// The file mode creation mask the app starts with; nil keeps the daemon's.
+    public var umask: UInt32?
 
     /// A request with an empty environment and standard input from `/dev/null`.
     public init(
@@ -49,7 +54,9 @@ public struct SpawnRequest: Sendable, Hashable {
         connection: Int32? = nil,
         standardInput: StandardStream = .null,
         standardOutput: StandardStream = .inherit,
-        standardError: StandardStream = .inherit
+        standardError: StandardStream = .inherit,
+        user: ProcessUser? = nil,
+        umask: UInt32? = nil
     ) {
         self.label = label
         self.executable = executable
@@ -60,5 +67,7 @@ public struct SpawnRequest: Sendable, Hashable {
         self.standardInput = standardInput
         self.standardOutput = standardOutput
         self.standardError = standardError
+        self.user = user
+        self.umask = umask
     }
 }

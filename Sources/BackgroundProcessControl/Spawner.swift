@@ -80,24 +80,35 @@ enum Spawner {
         var pidfd: Int32 = -1
         var step: Int32 = 0
         var usedClone3: Int32 = 0
+        try checkUser(request, operation)
+        let groups: [gid_t] = request.user?.groups.map { gid_t($0) } ?? []
         let error = request.executable.withCString { path in
             request.workingDirectory.withCString { directory in
                 sources.withUnsafeBufferPointer { sourceBuffer in
                     targets.withUnsafeBufferPointer { targetBuffer in
-                        var spec = cps_request(
-                            path: path,
-                            argv: argv.pointer,
-                            envp: envp.pointer,
-                            directory: directory,
-                            sources: sourceBuffer.baseAddress,
-                            targets: targetBuffer.baseAddress,
-                            count: Int32(sources.count),
-                            cgroup: leaf?.directory.descriptor ?? -1,
-                            cgroup_procs: leaf?.procs ?? -1,
-                            force_fork: forcingFork ? 1 : 0,
-                            probe_only: 0
-                        )
-                        return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
+                        groups.withUnsafeBufferPointer { groupBuffer in
+                            var spec = cps_request(
+                                path: path,
+                                argv: argv.pointer,
+                                envp: envp.pointer,
+                                directory: directory,
+                                sources: sourceBuffer.baseAddress,
+                                targets: targetBuffer.baseAddress,
+                                count: Int32(sources.count),
+                                cgroup: leaf?.directory.descriptor ?? -1,
+                                cgroup_procs: leaf?.procs ?? -1,
+                                force_fork: forcingFork ? 1 : 0,
+                                probe_only: 0,
+                                set_user: request.user == nil ? 0 : 1,
+                                uid: uid_t(request.user?.uid ?? 0),
+                                gid: gid_t(request.user?.gid ?? 0),
+                                groups: groupBuffer.baseAddress,
+                                group_count: Int32(groups.count),
+                                set_umask: request.umask == nil ? 0 : 1,
+                                umask_value: mode_t(request.umask ?? 0)
+                            )
+                            return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
+                        }
                     }
                 }
             }
@@ -144,6 +155,26 @@ enum Spawner {
         return (sources, targets)
     }
 
+    /// A user to run as must not be root (0) and the groups must fit `setgroups`; a request to
+    /// run as another user from a daemon that is not root fails here with `EPERM`, not in the child.
+    private static func checkUser(_ request: SpawnRequest, _ operation: String) throws(ProcessControlError) {
+        guard let user = request.user else { return }
+        guard user.uid != 0, user.gid != 0, !user.groups.contains(0) else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(user) names root (0): an app is never started as root"
+            )
+        }
+        guard user.groups.count <= 64 else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(user.groups.count) supplementary groups (at most 64)"
+            )
+        }
+    }
+
     private static func openNull(_ operation: String) throws(ProcessControlError) -> Int32 {
         do {
             return try SystemCall.openAt(AT_FDCWD, "/dev/null", O_RDWR)
@@ -162,6 +193,10 @@ enum Spawner {
         case CPS_STEP_DIRECTORY.rawValue: return "working directory \(request.workingDirectory)"
         case CPS_STEP_EXEC.rawValue: return "\(request.executable) cannot be executed"
         case CPS_STEP_PROCESS_GROUP.rawValue: return "setpgid"
+        case CPS_STEP_SETGROUPS.rawValue: return "setgroups \(request.user?.groups ?? [])"
+        case CPS_STEP_SETGID.rawValue: return "setgid \(request.user?.gid ?? 0)"
+        case CPS_STEP_SETUID.rawValue: return "setuid \(request.user?.uid ?? 0)"
+        case CPS_STEP_IDENTITY.rawValue: return "its ids after dropping to \(request.user?.description ?? "?")"
         default: return "step \(step)"
         }
     }

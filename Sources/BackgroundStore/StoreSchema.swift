@@ -31,6 +31,9 @@ enum StoreSchema {
         migrator.registerMigration("v3: background transfers' checkpoints") { db in
             try db.execute(sql: version3)
         }
+        migrator.registerMigration("v4: per-app user and group ids") { db in
+            try db.execute(sql: version4)
+        }
         return migrator
     }
 
@@ -114,6 +117,19 @@ enum StoreSchema {
             checkpoint_json TEXT NOT NULL CHECK (length(checkpoint_json) <= 4194304),
             updated_unix_s REAL NOT NULL,
             PRIMARY KEY (bundle_id, session, task)
+        );
+        """
+
+    // v4: the user and group ids a root daemon runs apps under (`BackgroundStore+AppUsers.swift`):
+    // `owner` is an app's bundle identifier (its uid, which is also its gid) or `group:<path>`
+    // (the gid of a shared container). Rows are never deleted, so an id is never given to
+    // another owner while files the first one made may exist. No foreign key to `apps`: an
+    // uninstalled app keeps its id.
+    private static let version4 = """
+        CREATE TABLE app_users (
+            owner TEXT NOT NULL PRIMARY KEY CHECK (length(owner) > 0),
+            id INTEGER NOT NULL UNIQUE CHECK (id > 0 AND id < 4294967295),
+            assigned_unix_s REAL NOT NULL
         );
         """
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,6 +62,31 @@ static void cps_close_range(unsigned low, unsigned high) {
     for (unsigned descriptor = low; descriptor <= top && descriptor >= low; descriptor++) close((int)descriptor);
 }
 
+// Child side: drops to the app's user. Raw system calls, as glibc 2.41's posix_spawn makes
+// them: glibc's setuid and friends broadcast the change to every thread glibc knows of, and
+// in a child made by clone3 those are the parent's threads. Groups first (it needs root),
+// then the group id, then the user id (after which nothing can be changed back); each result
+// is checked, then every id is read back, so an app never runs as root by accident.
+static void cps_become(const cps_request *request, int report) {
+    if (request->uid == 0 || request->gid == 0) {
+        errno = EINVAL;
+        cps_fail(report, CPS_STEP_IDENTITY);
+    }
+    if (syscall(SYS_setgroups, (size_t)request->group_count, request->groups) != 0) cps_fail(report, CPS_STEP_SETGROUPS);
+    if (syscall(SYS_setresgid, request->gid, request->gid, request->gid) != 0) cps_fail(report, CPS_STEP_SETGID);
+    if (syscall(SYS_setresuid, request->uid, request->uid, request->uid) != 0) cps_fail(report, CPS_STEP_SETUID);
+    uid_t ruid, euid, suid;
+    gid_t rgid, egid, sgid;
+    if (syscall(SYS_getresuid, &ruid, &euid, &suid) != 0 || syscall(SYS_getresgid, &rgid, &egid, &sgid) != 0) {
+        cps_fail(report, CPS_STEP_IDENTITY);
+    }
+    if (ruid != request->uid || euid != request->uid || suid != request->uid || rgid != request->gid
+        || egid != request->gid || sgid != request->gid) {
+        errno = EPERM;
+        cps_fail(report, CPS_STEP_IDENTITY);
+    }
+}
+
 // Child side, between clone and exec: only async-signal-safe calls.
 static void cps_child(const cps_request *request, int report, int move_self) {
     // The kernel's own sigaction, all zero: SIG_DFL, no flags, an empty mask, on every
@@ -100,6 +126,8 @@ static void cps_child(const cps_request *request, int report, int move_self) {
     }
     cps_close_range((unsigned)highest + 1, (unsigned)report - 1);
     cps_close_range((unsigned)report + 1, ~0U);
+    if (request->set_user) cps_become(request, report);
+    if (request->set_umask) umask(request->umask_value);
     if (chdir(request->directory) != 0) cps_fail(report, CPS_STEP_DIRECTORY);
     sigset_t empty;
     sigemptyset(&empty);

@@ -49,6 +49,18 @@ struct Backgroundd: AsyncParsableCommand {
     )
     var cgroupSubtree: String = "backgroundd"
 
+    @Option(
+        help: """
+            Per-app uids: auto (each app under a uid of its own from 200000-265535 when the daemon runs \
+            as root, else every app under the daemon's uid), off (every app under the daemon's uid), \
+            or <first>-<last> (that range; needs root). SECURITY.md says what each mode guarantees.
+            """
+    )
+    var appUsers: String = "off"
+
+    @Option(help: "With per-app uids: the directory of the apps' containers (default /var/lib/backgroundd/containers).")
+    var containers: String?
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -88,6 +100,7 @@ struct Backgroundd: AsyncParsableCommand {
         else {
             throw ValidationError("--cgroup-subtree: \(cgroupSubtree) is not one cgroup name")
         }
+        let isolation = try appIsolation()
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level
         let processes: any AppProcesses
@@ -97,7 +110,12 @@ struct Backgroundd: AsyncParsableCommand {
         case "auto":
             do {
                 let controller = try LinuxProcessController(configuration: .init(subtreeName: cgroupSubtree))
-                processes = SpawnedAppProcesses(controller: controller, socketPath: paths.socket, logger: logger)
+                processes = SpawnedAppProcesses(
+                    controller: controller,
+                    socketPath: paths.socket,
+                    isolation: isolation,
+                    logger: logger
+                )
             } catch {
                 logger.error("process control is not available, apps are tracked only: \(error)")
                 processes = UnmanagedProcesses()
@@ -105,7 +123,13 @@ struct Backgroundd: AsyncParsableCommand {
         default:
             throw ValidationError("--process-control: \(processControl) is not auto or none")
         }
-        let service = DaemonService(paths: paths, policy: systemPolicy, processes: processes, logger: logger)
+        let service = DaemonService(
+            paths: paths,
+            policy: systemPolicy,
+            processes: processes,
+            isolation: isolation,
+            logger: logger
+        )
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -117,6 +141,36 @@ struct Backgroundd: AsyncParsableCommand {
     }
 }
 
+extension Backgroundd {
+    /// `--app-users` and `--containers`: per-app uids, or every app under the daemon's uid.
+    func appIsolation() throws -> AppIsolation {
+        if let containers, !containers.hasPrefix("/") || containers.split(separator: "/").contains("..") {
+            throw ValidationError("--containers: \(containers) is not an absolute path without '..'")
+        }
+        let requested: AppUserRange?
+        switch appUsers {
+        case "off": requested = nil
+        case "auto": requested = .standard
+        default:
+            do {
+                requested = try AppUserRange(parsing: appUsers)
+            } catch {
+                throw ValidationError("--app-users: \(error.message)")
+            }
+        }
+        do {
+            return try AppIsolation.choose(
+                requested: requested,
+                explicit: !["auto", "off"].contains(appUsers),
+                containers: containers,
+                effectiveUID: UInt32(geteuid())
+            )
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
 extension DaemonError {
     var exitStatus: ExitStatus {
         switch code {
@@ -124,6 +178,7 @@ extension DaemonError {
         case .badManifest, .store: return .badInput
         case .socket: return .cannotCreateOutput
         case .alreadyRunning: return .unavailable
+        case .badConfiguration: return .usage
         }
     }
 

@@ -170,7 +170,9 @@ func pump(answers: Int?) {
 }
 
 send(.hello(ClientHello(role: .app(app))))
-guard case .welcome(let welcome)? = receive() else { fail("no welcome") }
+let first = receive()
+if case .refused(let refusal)? = first { fail("refused: \(refusal)") }
+guard case .welcome(let welcome)? = first else { fail("no welcome") }
 note("welcome: \(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?")")
 let launchedByUser = getenv("BACKGROUND_LAUNCH_REASON").map { String(cString: $0) } == "user"
 var steps = Array(CommandLine.arguments.dropFirst())

@@ -30,6 +30,19 @@ typedef struct {
     int force_fork;
     /// Nonzero: the child exits 0 once placed in its cgroup (`cps_probe_cgroup`); nothing is run.
     int probe_only;
+    /// Nonzero: after the descriptors are in place and before the working directory and exec,
+    /// the child calls `setgroups(group_count, groups)`, `setresgid(gid, gid, gid)` and
+    /// `setresuid(uid, uid, uid)`, in that order, as raw system calls (glibc's wrappers would
+    /// signal the parent's threads), and checks with `getresuid`/`getresgid` that every id
+    /// changed: any failure is reported and nothing is run. `uid` and `gid` must not be 0.
+    int set_user;
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    int group_count;
+    /// Nonzero: the child sets its file mode creation mask to `umask_value` before exec.
+    int set_umask;
+    mode_t umask_value;
 } cps_request;
 
 /// The step that failed, for the error message.
@@ -43,6 +56,10 @@ typedef enum {
     CPS_STEP_DIRECTORY = 6,
     CPS_STEP_EXEC = 7,
     CPS_STEP_PROCESS_GROUP = 8,
+    CPS_STEP_SETGROUPS = 9,
+    CPS_STEP_SETGID = 10,
+    CPS_STEP_SETUID = 11,
+    CPS_STEP_IDENTITY = 12,
 } cps_step;
 
 /// Starts the child in its own process group (its pid is its group id), with every signal's

@@ -1,0 +1,212 @@
+import BackgroundTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `backgroundd` as root with per-app uids, with real app processes (`daemon-test-app`): each
+/// app runs under its own uid in its own `0700` container; a process of app A's uid cannot read
+/// or write B's container, signal B or read B's memory (`/proc/<pid>/environ` needs ptrace
+/// access); it cannot connect as B; and the uids survive a restart of the daemon.
+@Suite(
+    "backgroundd with per-app uids: real app processes",
+    .serialized,
+    .enabled(
+        if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+        "skipped: needs root (to start apps under their own uids) and setpriv (CI runs as root)"
+    )
+)
+struct AppUserProcessTests {
+    static let apps = ["com.example.alpha", "com.example.beta"]
+    static let range = "210000-210099"
+
+    struct Daemon {
+        let root: String
+        let state: String
+        let socket: String
+        var containers: String { root + "/containers" }
+
+        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
+            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+        }
+
+        func apps() throws -> [String: [String: Any]] {
+            let result = try bgctl(["apps", "--json"])
+            let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            let rows = document?["apps"] as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0["app"] as? String ?? "", $0) })
+        }
+
+        /// Opens `app` and waits until its process runs and is connected: its pid and uid.
+        func open(_ app: String) throws -> (pid: Int32, uid: UInt32)? {
+            _ = try bgctl(["open", app])
+            var found: (Int32, UInt32)?
+            _ = try RealAppTests.waitFor(seconds: 60) {
+                let row = try apps()[app]
+                guard row?["connected"] as? Bool == true, let pid = row?["pid"] as? Int, let uid = row?["uid"] as? Int
+                else { return false }
+                found = (Int32(pid), UInt32(uid))
+                return true
+            }
+            return found
+        }
+    }
+
+    /// Runs `command` with `sh -c` as `uid` (and its gid), no supplementary groups.
+    static func asUser(
+        _ uid: UInt32,
+        _ command: String,
+        environment: [String: String] = [:]
+    ) throws
+        -> ChildProcessResult
+    {
+        try runChildProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "/bin/sh", "-c", command],
+            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new },
+            timeout: .seconds(60)
+        )
+    }
+
+    /// `Uid:` of `/proc/<pid>/status`: real, effective, saved, filesystem.
+    static func uids(of pid: Int32) -> String {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("Uid:") } ?? ""
+        return line.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " }).joined(separator: " ")
+    }
+
+    /// A daemon as root with per-app uids from ``range``, two apps installed; `body` runs on a
+    /// thread, and may run more than once: `runs` daemons, one after another, on one state.
+    static func withDaemon<Seen: Sendable>(
+        runs: Int = 1,
+        _ body: @escaping @Sendable (Daemon, Int) throws -> Seen
+    ) async throws -> [Seen] {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o711)  // the apps reach their containers through it
+        let executable = builtExecutable("daemon-test-app").path
+        var manifests: [String: [String: Any]] = [:]
+        for app in apps {
+            manifests[app + ".json"] = [
+                "CFBundleIdentifier": app,
+                "BackgroundLaunch": ["Arguments": [executable, "finish"]],
+            ]
+        }
+        let state = try directory.daemonState(manifests: manifests)
+        let daemon = Daemon(root: directory.path, state: state, socket: directory.path + "/run/backgroundd.sock")
+        var seen: [Seen] = []
+        for run in 0..<runs {
+            let process = Process()
+            process.executableURL = builtExecutable("backgroundd")
+            process.arguments = [
+                "--state-dir", state, "--socket", daemon.socket, "--app-users", range, "--containers",
+                daemon.containers, "--log-level", "error",
+            ]
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let result = await onThread { () throws -> Seen in
+                guard RealAppTests.waitFor(seconds: 60, { FileManager.default.fileExists(atPath: daemon.socket) })
+                else { throw CocoaError(.fileNoSuchFile) }
+                return try body(daemon, run)
+            }
+            process.terminate()
+            process.waitUntilExit()
+            seen.append(try result.get())
+        }
+        return seen
+    }
+
+    struct Seen: Sendable {
+        var isolation = ""
+        var alpha: (pid: Int32, uid: UInt32)?
+        var beta: (pid: Int32, uid: UInt32)?
+        var alphaUids = ""
+        var betaUids = ""
+        var alphaHome = false
+        var containerMode = ""
+        var attempts: [String: ChildProcessResult] = [:]
+    }
+
+    @Test("each app runs under its own uid in its own container; uid A cannot read, write, signal or trace B")
+    func isolated() async throws {
+        let runs = try await Self.withDaemon { daemon, _ -> Seen in
+            var seen = Seen()
+            seen.isolation = try daemon.bgctl(["status"]).output
+            seen.alpha = try daemon.open(Self.apps[0])
+            seen.beta = try daemon.open(Self.apps[1])
+            guard let alpha = seen.alpha, let beta = seen.beta else { return seen }
+            seen.alphaUids = Self.uids(of: alpha.pid)
+            seen.betaUids = Self.uids(of: beta.pid)
+            let environ = (try? String(contentsOfFile: "/proc/\(alpha.pid)/environ", encoding: .utf8)) ?? ""
+            seen.alphaHome = environ.split(separator: "\0").contains("HOME=\(daemon.containers)/\(Self.apps[0])")
+            let betaContainer = "\(daemon.containers)/\(Self.apps[1])"
+            var status = stat()
+            if stat(betaContainer, &status) == 0 {
+                seen.containerMode = "\(status.st_uid):\(status.st_gid) 0\(String(status.st_mode & 0o7777, radix: 8))"
+            }
+            // A file of beta's, written by beta's uid (the control: beta can, alpha cannot).
+            seen.attempts["beta writes"] = try Self.asUser(beta.uid, "echo secret > '\(betaContainer)/secret'")
+            seen.attempts["alpha reads"] = try Self.asUser(alpha.uid, "cat '\(betaContainer)/secret'")
+            seen.attempts["alpha lists"] = try Self.asUser(alpha.uid, "ls '\(betaContainer)'")
+            seen.attempts["alpha writes"] = try Self.asUser(alpha.uid, "echo x > '\(betaContainer)/planted'")
+            seen.attempts["alpha signals"] = try Self.asUser(alpha.uid, "kill -0 \(beta.pid)")
+            seen.attempts["alpha traces"] = try Self.asUser(alpha.uid, "cat /proc/\(beta.pid)/environ")
+            seen.attempts["beta signals itself"] = try Self.asUser(beta.uid, "kill -0 \(beta.pid)")
+            // A process of alpha's uid that runs beta's executable and claims to be beta.
+            seen.attempts["alpha claims beta"] = try Self.asUser(
+                alpha.uid,
+                "exec '\(builtExecutable("daemon-test-app").path)' exit",
+                environment: ["BACKGROUNDD_SOCKET": daemon.socket, "BACKGROUND_APP": Self.apps[1]]
+            )
+            return seen
+        }
+        let seen = try #require(runs.first)
+        #expect(seen.isolation.contains("isolation: per-app uids (210000-210099"), "\(seen.isolation)")
+        let alpha = try #require(seen.alpha, "alpha did not start")
+        let beta = try #require(seen.beta, "beta did not start")
+        #expect(alpha.uid != beta.uid)
+        #expect(alpha.uid >= 210_000 && alpha.uid <= 210_099 && beta.uid >= 210_000 && beta.uid <= 210_099)
+        #expect(seen.alphaUids == Array(repeating: "\(alpha.uid)", count: 4).joined(separator: " "))
+        #expect(seen.betaUids == Array(repeating: "\(beta.uid)", count: 4).joined(separator: " "))
+        #expect(seen.alphaHome)
+        #expect(seen.containerMode == "\(beta.uid):\(beta.uid) 0700")
+        #expect(seen.attempts["beta writes"]?.status == 0, "\(seen.attempts["beta writes"]?.error ?? "")")
+        #expect(seen.attempts["beta signals itself"]?.status == 0)
+        for attempt in ["alpha reads", "alpha lists", "alpha writes", "alpha traces"] {
+            #expect(seen.attempts[attempt]?.status != 0, "\(attempt) succeeded")
+            #expect(seen.attempts[attempt]?.error.contains("Permission denied") == true, "\(attempt)")
+        }
+        #expect(seen.attempts["alpha signals"]?.status != 0)
+        #expect(seen.attempts["alpha signals"]?.error.contains("Operation not permitted") == true)
+        let claim = try #require(seen.attempts["alpha claims beta"])
+        #expect(claim.status == 64)
+        #expect(
+            claim.error.contains(
+                "refused: notTheApp: uid \(alpha.uid) is not the daemon's user (0) nor \(Self.apps[1])'s own (\(beta.uid))"
+            ),
+            "\(claim.error)"
+        )
+    }
+
+    @Test("a restarted daemon gives every app the uid it had")
+    func restartKeepsUids() async throws {
+        let runs = try await Self.withDaemon(runs: 2) { daemon, _ -> [String: Int] in
+            let opened = try daemon.open(Self.apps[1])
+            var uids = try daemon.apps().compactMapValues { $0["uid"] as? Int }
+            if let opened {
+                uids["running"] =
+                    Self.uids(of: opened.pid) == "\(opened.uid) \(opened.uid) \(opened.uid) \(opened.uid)"
+                    ? Int(opened.uid) : -1
+            }
+            return uids
+        }
+        #expect(runs.count == 2)
+        #expect(runs[0].count == 3, "\(runs[0])")
+        #expect(runs[0] == runs[1])
+        #expect(runs[0]["running"] == runs[0][Self.apps[1]])
+    }
+}
