@@ -102,6 +102,11 @@ public struct DaemonService: Service {
         )
         (processes as? SpawnedAppProcesses)?.bind(engine)
         logger.notice("process control: \(processes.mechanism); isolation: \(isolation)")
+        if case .sharedUser(uid: 0, _) = isolation {
+            logger.warning(
+                "backgroundd runs as root and starts every app as root: --app-users auto gives each app a uid of its own (SECURITY.md)"
+            )
+        }
         return (engine, store)
     }
 }

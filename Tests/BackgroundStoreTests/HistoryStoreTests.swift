@@ -95,9 +95,12 @@ struct HistoryStoreTests {
             try store.apply([.recordLaunch(news, at: .seconds(1))], clock: Self.clock)
             // Make it a v1 file: as written before v2 existed.
             try DatabaseQueue(path: path).write { db in
-                try db.execute(sql: "DROP TABLE task_runs; DROP TABLE device_intervals; DROP TABLE transfers")
                 try db.execute(
-                    sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v2:%' OR identifier LIKE 'v3:%'"
+                    sql: "DROP TABLE task_runs; DROP TABLE device_intervals; DROP TABLE transfers; DROP TABLE app_users"
+                )
+                try db.execute(
+                    sql:
+                        "DELETE FROM grdb_migrations WHERE identifier LIKE 'v2:%' OR identifier LIKE 'v3:%' OR identifier LIKE 'v4:%'"
                 )
             }
             let reopened = try BackgroundStore(path: path)

@@ -9,6 +9,7 @@ struct MigrationTests {
     static let v1 = "v1: apps, pending requests, launches"
     static let v2 = "v2: task run history, device condition intervals"
     static let v3 = "v3: background transfers' checkpoints"
+    static let v4 = "v4: per-app user and group ids"
 
     @Test("Opening a file twice applies each migration once, and migration identifiers never change")
     func migrationsIdempotent() throws {
@@ -19,7 +20,7 @@ struct MigrationTests {
             let applied = try DatabaseQueue(path: path).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
             }
-            #expect(applied == [Self.v1, Self.v2, Self.v3])
+            #expect(applied == [Self.v1, Self.v2, Self.v3, Self.v4])
         }
     }
 
