@@ -24,20 +24,14 @@ struct AppUserProcessTests {
 
     struct Daemon {
         let root: String
-        let state: String
-        let socket: String
+        /// `bgctl daemon` and `apps()` against it, as `RealAppTests` has them.
+        let base: RealAppTests.Daemon
+        var state: String { base.state }
+        var socket: String { base.socket }
         var containers: String { root + "/containers" }
 
-        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
-        }
-
-        func apps() throws -> [String: [String: Any]] {
-            let result = try bgctl(["apps", "--json"])
-            let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
-            let rows = document?["apps"] as? [[String: Any]] ?? []
-            return Dictionary(uniqueKeysWithValues: rows.map { ($0["app"] as? String ?? "", $0) })
-        }
+        func bgctl(_ arguments: [String]) throws -> ChildProcessResult { try base.bgctl(arguments) }
+        func apps() throws -> [String: [String: Any]] { try base.apps() }
 
         /// Opens `app` and waits until its process runs and is connected: its pid and uid.
         func open(_ app: String) throws -> (pid: Int32, uid: UInt32)? {
@@ -95,14 +89,19 @@ struct AppUserProcessTests {
             ]
         }
         let state = try directory.daemonState(manifests: manifests)
-        let daemon = Daemon(root: directory.path, state: state, socket: directory.path + "/run/backgroundd.sock")
+        let socket = directory.path + "/run/backgroundd.sock"
+        let containers = directory.path + "/containers"
         var seen: [Seen] = []
         for run in 0..<runs {
             let process = Process()
+            let daemon = Daemon(
+                root: directory.path,
+                base: RealAppTests.Daemon(state: state, socket: socket, process: process)
+            )
             process.executableURL = builtExecutable("backgroundd")
             process.arguments = [
-                "--state-dir", state, "--socket", daemon.socket, "--app-users", range, "--containers",
-                daemon.containers, "--log-level", "error",
+                "--state-dir", state, "--socket", socket, "--app-users", range, "--containers", containers,
+                "--log-level", "error",
             ]
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
             process.standardOutput = FileHandle.nullDevice
