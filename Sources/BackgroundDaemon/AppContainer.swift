@@ -1,5 +1,5 @@
 import BackgroundExecution
-import BackgroundProcessControl
+package import BackgroundProcessControl
 
 #if canImport(Glibc)
 import Glibc
@@ -16,10 +16,10 @@ import Glibc
 /// container by its path. What is missing on the way is made `0711` (searchable, not listable).
 /// An existing container is never chowned: one that is not a directory `0700` owned by the
 /// app's uid is refused, and the app is not started.
-enum AppContainer {
+package enum AppContainer {
     /// The container of `app` (made if missing, checked if not) and its shared containers (made
     /// if missing, given their group and `02770`): the container's path.
-    static func prepare(
+    package static func prepare(
         _ app: InstalledApp,
         user: ProcessUser,
         containers root: String
@@ -45,7 +45,7 @@ enum AppContainer {
 
     /// The variables that put the app's files in its container: `HOME` and the XDG base
     /// directories (which the app creates as it needs them, as the specification says).
-    static func environment(_ container: String) -> [String: String] {
+    package static func environment(_ container: String) -> [String: String] {
         [
             "HOME": container,
             "XDG_DATA_HOME": container + "/.local/share",

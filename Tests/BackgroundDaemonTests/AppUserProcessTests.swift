@@ -29,6 +29,7 @@ struct AppUserProcessTests {
         var state: String { base.state }
         var socket: String { base.socket }
         var containers: String { root + "/containers" }
+        var shared: String { root + "/groups/group.example" }
 
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult { try base.bgctl(arguments) }
         func apps() throws -> [String: [String: Any]] { try base.apps() }
@@ -52,13 +53,13 @@ struct AppUserProcessTests {
     static func asUser(
         _ uid: UInt32,
         _ command: String,
+        groups: String? = nil,
         environment: [String: String] = [:]
-    ) throws
-        -> ChildProcessResult
-    {
+    ) throws -> ChildProcessResult {
         try runChildProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "/bin/sh", "-c", command],
+            ["--reuid", "\(uid)", "--regid", "\(uid)"] + (groups.map { ["--groups", $0] } ?? ["--clear-groups"])
+                + ["/bin/sh", "-c", command],
             environment: ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new },
             timeout: .seconds(60)
         )
@@ -81,11 +82,12 @@ struct AppUserProcessTests {
         defer { directory.remove() }
         chmod(directory.path, 0o711)  // the apps reach their containers through it
         let executable = builtExecutable("daemon-test-app").path
+        let shared = directory.path + "/groups/group.example"
         var manifests: [String: [String: Any]] = [:]
         for app in apps {
             manifests[app + ".json"] = [
                 "CFBundleIdentifier": app,
-                "BackgroundLaunch": ["Arguments": [executable, "finish"]],
+                "BackgroundLaunch": ["Arguments": [executable, "finish"], "SharedContainers": [shared]],
             ]
         }
         let state = try directory.daemonState(manifests: manifests)
@@ -128,9 +130,13 @@ struct AppUserProcessTests {
         var alphaHome = false
         var containerMode = ""
         var attempts: [String: ChildProcessResult] = [:]
+        var alphaStatus = ""
+        var sharedMode = ""
     }
 
-    @Test("each app runs under its own uid in its own container; uid A cannot read, write, signal or trace B")
+    @Test(
+        "each app runs under its own uid in its own container; uid A cannot read, write, signal or trace B; a shared container is theirs"
+    )
     func isolated() async throws {
         let runs = try await Self.withDaemon { daemon, _ -> Seen in
             var seen = Seen()
@@ -155,6 +161,23 @@ struct AppUserProcessTests {
             seen.attempts["alpha signals"] = try Self.asUser(alpha.uid, "kill -0 \(beta.pid)")
             seen.attempts["alpha traces"] = try Self.asUser(alpha.uid, "cat /proc/\(beta.pid)/environ")
             seen.attempts["beta signals itself"] = try Self.asUser(beta.uid, "kill -0 \(beta.pid)")
+            // The shared container: both apps have its group; what one writes the other reads.
+            seen.alphaStatus = (try? String(contentsOfFile: "/proc/\(alpha.pid)/status", encoding: .utf8)) ?? ""
+            if stat(daemon.shared, &status) == 0 {
+                seen.sharedMode = "\(status.st_uid):\(status.st_gid) 0\(String(status.st_mode & 0o7777, radix: 8))"
+            }
+            let group = seen.sharedMode.split(separator: ":").dropFirst().first?.split(separator: " ").first ?? "0"
+            seen.attempts["alpha shares"] = try Self.asUser(
+                alpha.uid,
+                "umask 007 && echo shared > '\(daemon.shared)/note'",
+                groups: String(group)
+            )
+            seen.attempts["beta reads shared"] = try Self.asUser(
+                beta.uid,
+                "cat '\(daemon.shared)/note' && echo more >> '\(daemon.shared)/note'",
+                groups: String(group)
+            )
+            seen.attempts["outsider reads shared"] = try Self.asUser(210_099, "cat '\(daemon.shared)/note'")
             // A process of alpha's uid that runs beta's executable and claims to be beta.
             seen.attempts["alpha claims beta"] = try Self.asUser(
                 alpha.uid,
@@ -181,6 +204,14 @@ struct AppUserProcessTests {
         }
         #expect(seen.attempts["alpha signals"]?.status != 0)
         #expect(seen.attempts["alpha signals"]?.error.contains("Operation not permitted") == true)
+        let group = try #require(seen.sharedMode.split(separator: ":").dropFirst().first?.split(separator: " ").first)
+        #expect(seen.sharedMode == "0:\(group) 02770")
+        #expect(seen.alphaStatus.contains("Groups:\t\(group)"), "\(seen.alphaStatus)")
+        #expect(seen.alphaStatus.contains("Umask:\t0007"))
+        #expect(seen.attempts["alpha shares"]?.status == 0, "\(seen.attempts["alpha shares"]?.error ?? "")")
+        #expect(seen.attempts["beta reads shared"]?.output == "shared\n")
+        #expect(seen.attempts["beta reads shared"]?.status == 0, "\(seen.attempts["beta reads shared"]?.error ?? "")")
+        #expect(seen.attempts["outsider reads shared"]?.error.contains("Permission denied") == true)
         let claim = try #require(seen.attempts["alpha claims beta"])
         #expect(claim.status == 64)
         #expect(
@@ -207,5 +238,27 @@ struct AppUserProcessTests {
         #expect(runs[0].count == 3, "\(runs[0])")
         #expect(runs[0] == runs[1])
         #expect(runs[0]["running"] == runs[0][Self.apps[1]])
+    }
+
+    @Test("a bad --app-users is a usage error naming it; a range without root is refused, before anything is written")
+    func badConfiguration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        chmod(directory.path, 0o711)
+        let state = directory.path + "/state"
+        let zero = try runChildProcess(
+            builtExecutable("backgroundd"),
+            ["--state-dir", state, "--app-users", "0-10"],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        )
+        #expect(zero.status == 64)
+        #expect(zero.error.contains("--app-users: app user range 0-10: it includes uid 0 (root)"), "\(zero.error)")
+        let unprivileged = try Self.asUser(
+            65534,
+            "exec '\(builtExecutable("backgroundd").path)' --state-dir '\(state)' --app-users 300000-300009"
+        )
+        #expect(unprivileged.status == 64)
+        #expect(unprivileged.error.contains("needs root (this daemon runs as uid 65534)"), "\(unprivileged.error)")
+        #expect(!FileManager.default.fileExists(atPath: state))
     }
 }

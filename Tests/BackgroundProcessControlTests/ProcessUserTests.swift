@@ -84,6 +84,8 @@ struct ProcessUserTests {
         close(socket.app)
         let line = try #require(AppFixture.readLine(socket.daemon))
         let cgroup = String(line.dropFirst("cgroup ".count))
+        // Placed in its own cgroup by clone3 before it ran, as without a uid of its own.
+        #expect(cgroup.split(separator: "/").last?.hasPrefix("com.example.testapp@") == true, "\(cgroup)")
         let freezeFile = try #require(
             CgroupFiles.mount.map { $0 + cgroup + "/cgroup.freeze" },
             "no cgroup2 mount"
