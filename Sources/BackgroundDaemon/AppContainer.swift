@@ -55,6 +55,18 @@ package enum AppContainer {
         ]
     }
 
+    /// The first directory above `path` (an absolute path) that other users cannot search, or
+    /// nil: with per-app uids, apps reach the daemon's socket only when there is none.
+    package static func unsearchableAncestor(of path: String) -> String? {
+        var walked = ""
+        for component in path.split(separator: "/").dropLast() {
+            walked += "/" + component
+            var status = stat()
+            if stat(walked, &status) != 0 || status.st_mode & 0o001 == 0 { return walked }
+        }
+        return nil
+    }
+
     /// A shared container: owned by the daemon's user (root), its group the container's, mode
     /// `02770` (new files inherit the group; apps start with umask `007`, so they can be shared).
     private static func prepareShared(_ path: String, group: UInt32) throws(DaemonError) {

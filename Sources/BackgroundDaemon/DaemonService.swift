@@ -102,6 +102,11 @@ public struct DaemonService: Service {
         )
         (processes as? SpawnedAppProcesses)?.bind(engine)
         logger.notice("process control: \(processes.mechanism); isolation: \(isolation)")
+        if isolation.hasAppUsers, let closed = AppContainer.unsearchableAncestor(of: paths.socket) {
+            logger.warning(
+                "apps under their own uids cannot reach the socket \(paths.socket) (\(closed) is not searchable by them): they keep the connection they start with, but cannot connect again after a restart; pass --socket in a searchable directory"
+            )
+        }
         if case .sharedUser(uid: 0, _) = isolation {
             logger.warning(
                 "backgroundd runs as root and starts every app as root: --app-users auto gives each app a uid of its own (SECURITY.md)"

@@ -107,4 +107,17 @@ struct AppContainerTests {
         _ = try AppContainer.prepare(Self.app(shared: [group]), user: Self.user, containers: directory.path + "/c")
         #expect(Self.owner(group) == "0:200951 02770")
     }
+
+    @Test("the socket's directories: the first one others cannot search is named")
+    func socketReach() throws {
+        let directory = try Self.scratch()
+        defer { directory.remove() }
+        mkdir(directory.path + "/open", 0o711)
+        mkdir(directory.path + "/closed", 0o700)
+        #expect(AppContainer.unsearchableAncestor(of: directory.path + "/open/backgroundd.sock") == nil)
+        #expect(
+            AppContainer.unsearchableAncestor(of: directory.path + "/closed/backgroundd.sock")
+                == directory.path + "/closed"
+        )
+    }
 }
