@@ -136,7 +136,10 @@ public final class SpawnedAppProcesses: AppProcesses {
         _ environment: inout [String: String]
     ) throws(DaemonError) {
         guard let user = app.user else {
-            throw DaemonError(.badConfiguration, "\(app.id) has no uid of its own: it is not started as root's")
+            throw DaemonError(
+                .badConfiguration,
+                "\(app.id) has no uid of its own, and is never started as the daemon's user"
+            )
         }
         let container = try AppContainer.prepare(app, user: user, containers: containers)
         request.user = user

@@ -45,11 +45,19 @@ struct ProcessUserTests {
 
     @Test(
         "the app runs with every uid and gid of its own, only its groups, the umask asked for",
-        arguments: [true, false]
+        arguments: ["clone3 into its cgroup", "the fork fallback into its cgroup", "SIGSTOP mode"]
     )
-    func runsAsItsUser(cgroups: Bool) async throws {
-        guard let controller = try cgroups ? AppFixture.cgroupController() : AppFixture.signalController() else {
-            return
+    func runsAsItsUser(mode: String) async throws {
+        let controller: LinuxProcessController
+        switch mode {
+        case "SIGSTOP mode":
+            controller = try AppFixture.signalController()
+        default:
+            guard try AppFixture.cgroupController() != nil else { return }
+            controller = try LinuxProcessController(
+                configuration: .init(subtreeName: AppFixture.subtreeName),
+                forcingFork: mode.contains("fork")
+            )
         }
         let container = try Self.container(owner: Self.user.uid)
         defer { try? FileManager.default.removeItem(at: container) }
@@ -68,6 +76,10 @@ struct ProcessUserTests {
         #expect(ids["Gid"] == "200900 200900 200900 200900")
         #expect(ids["Groups"] == "200901")
         #expect(ids["Umask"] == "0007")
+        if mode != "SIGSTOP mode" {
+            // Placed before it ran (the fork fallback's child writes cgroup.procs before it drops).
+            #expect(try controller.members(of: app) == [app.pid])
+        }
         await AppFixture.finish(controller, app)
     }
 
