@@ -53,6 +53,8 @@ extension DaemonEngine {
             appEvent(event, from: app, link: link, oneWay: true)
         case (.app(let app)?, .app(.query(let query))):
             link.send(.system(.queryAnswer(answer(query, for: app))))
+        case (.app(let app)?, .app(.transfer(let call))):
+            transferCall(call, from: app, link: link)
         case (.control?, .control(let request)):
             control(request, from: link)
         case (.awaitingHello?, _):

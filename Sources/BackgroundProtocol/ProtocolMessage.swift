@@ -12,6 +12,8 @@ public enum AppMessage: Sendable, Hashable, Codable {
     case oneWay(Event)
     /// A question about the app's own requests; answered with ``SystemMessage/queryAnswer(_:)``.
     case query(AppQuery)
+    /// A background `URLSession`'s call: the daemon runs the app's transfers (version 3).
+    case transfer(TransferCall)
 }
 
 /// What an app may ask the system about its own requests (a round trip: Apple's API answers
@@ -61,17 +63,20 @@ public enum SystemMessage: Sendable, Hashable, Codable {
     case state(GrantState)
     /// The answer to the last ``AppMessage/query(_:)``.
     case queryAnswer(AppQueryAnswer)
+    /// About the app's background transfers (version 3): the answer to an attach
+    /// (its last part answers the round trip), or a push.
+    case transfer(TransferNotice)
 }
 
 /// The protocol's byte form: 4 magic bytes (`BGX` and the version), then one ``WireValue``.
 ///
-/// Version 2 (version 1 had no one-way events, queries, pushed grant state in the welcome or
-/// re-declaration in the hello). A reader refuses another version, bytes that are not a message, and anything over
+/// Version 3 (version 2 had no background transfers; version 1 had no one-way events, queries,
+/// pushed grant state in the welcome or re-declaration in the hello). A reader refuses another version, bytes that are not a message, and anything over
 /// its ``WireLimits`` with a ``WireError``; on a stream socket each message is one frame
 /// (``Frame``, ``FrameDecoder``).
 public enum ProtocolCodec {
     /// The version this code speaks.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     static let magic: [UInt8] = [0x42, 0x47, 0x58]  // "BGX"
 
     /// A message's bytes.

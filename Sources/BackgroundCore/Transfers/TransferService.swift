@@ -44,7 +44,7 @@ public protocol TransferService: AnyObject, Sendable {
 }
 
 /// A background session's identity and the options its transfers share.
-public struct TransferSessionOptions: Sendable, Hashable {
+public struct TransferSessionOptions: Sendable, Hashable, Codable {
     /// The app.
     public var app: AppID
     /// The session's identifier.

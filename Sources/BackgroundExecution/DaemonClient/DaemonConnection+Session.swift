@@ -133,6 +133,8 @@ extension DaemonConnection {
         case .queryAnswer:
             let waiter = state.withLock { $0.waiters.isEmpty ? nil : $0.waiters.removeFirst() }
             waiter?.resolve(message)
+        case .transfer(let notice):
+            receiveTransfer(notice, message)
         }
     }
 
