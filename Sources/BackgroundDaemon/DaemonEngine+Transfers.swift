@@ -1,5 +1,5 @@
 import BackgroundCore
-public import BackgroundProtocol
+import BackgroundProtocol
 
 /// Background transfers through the daemon: an app's `URLSession` calls (``TransferCall``) are
 /// checked here, then handed to the transfer host (docs/transfers.md, "System mode").
