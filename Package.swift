@@ -314,7 +314,7 @@ let package = Package(
             name: "BackgroundTransfersTests",
             dependencies: [
                 "BackgroundTransfers", "BackgroundExecution", "BackgroundStore", "BackgroundCore",
-                "TransferTestServer", "TransferExample",
+                "TransferTestServer", "TransferExample", "BackgroundTestSupport", "bgctl",
             ],
             swiftSettings: strictSettings
         ),

@@ -172,6 +172,7 @@ extension Simulator {
     /// not completed ends as killed.
     func endProcess(_ app: AppID) {
         processes.removeValue(forKey: app)?.end()
+        transferEngine?.processEnded(app)
         let killed = runIndex.filter { runRecords[$0.value].app == app }
         for (id, index) in killed.sorted(by: { $0.value < $1.value }) {
             runRecords[index].finish(.killed, at: now)

@@ -29,6 +29,8 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
     /// What the simulator last published for this process: its calls off the main actor read it.
     let view = Mutex(ProcessView())
     let supportsBackgroundGPU: Bool
+    /// The app's background sessions run on the simulator's virtual network.
+    let transferService: (any TransferService)?
 
     @MainActor init(app: AppID, serial: Int, simulator: Simulator) {
         self.app = app
@@ -36,6 +38,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         self.simulator = simulator
         self.inbox = simulator.inbox
         self.supportsBackgroundGPU = simulator.configuration.policy.scheduling.supportsBackgroundGPU
+        self.transferService = simulator.transferSimulation.service(for: app)
         self.tag = AssertionRoutes.newTag()
         AssertionRoutes.register(self, tag: tag)
     }

@@ -92,6 +92,10 @@ extension Simulator {
             shutDown()
         } else if deviceState.isOn, deviceState.conditions != before.conditions {
             send(.setDevice(deviceState.conditions))
+            transferEngine?.deviceChanged()
+        } else if deviceState.isMetered != before.isMetered {
+            transferEngine?.deviceChanged()
+            refreshBattery()
         } else {
             refreshBattery()
         }

@@ -26,6 +26,8 @@ extension Simulator {
         case .idle(let generation):
             guard generation == idleGeneration, deviceState.isLocked, !deviceState.isIdle else { return }
             changeDevice(.idle(true)) { $0.isIdle = true }
+        case .transfers(let generation):
+            transferEngine?.fire(generation)
         }
     }
 
@@ -41,6 +43,13 @@ extension Simulator {
             return
         }
         runAppCode(process, work)
+    }
+
+    /// Runs `call` as the app's main-actor code now, behind what is queued (dropped if the app
+    /// has no process): a background session's delegate calls.
+    func runAsAppCode(_ app: AppID, _ call: @escaping @Sendable () -> Void) {
+        guard let process = processes[app], process.isAlive else { return }
+        schedule(at: now, .app(process, { call() }))
     }
 
     /// Runs app code with `UIApplication.shared` answering the process's application: there,
@@ -70,6 +79,8 @@ struct Job: Comparable {
         case batteryStep(UInt64)
         /// The locked device becomes idle.
         case idle(UInt64)
+        /// The transfer engine's next event (``TransferSimulation``).
+        case transfers(UInt64)
     }
 
     let at: Instant

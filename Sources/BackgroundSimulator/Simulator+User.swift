@@ -29,6 +29,7 @@ public struct UserDriver {
     public func forceQuit(_ app: AppID) {
         simulator.act(.forceQuit(app)) { simulator in
             if simulator.foregroundApp == app { simulator.sendForegroundAppToBackground() }
+            simulator.transferEngine?.forceQuit(app)
             guard simulator.state(of: app).hasProcess else {
                 simulator.note("\(app) has no process to quit")
                 return
@@ -86,6 +87,7 @@ extension Simulator {
                 return
             }
             simulator.unlockScreen()
+            simulator.transferEngine?.opened(app)
             if let current = simulator.foregroundApp, current != app { simulator.sendForegroundAppToBackground() }
             switch simulator.state(of: app) {
             case .notRunning, .terminated:

@@ -170,6 +170,8 @@ public final class Simulator {
     /// Where the current system's runs are in ``runRecords`` (run identifiers start again after a reboot).
     var runIndex: [TaskRunID: Int] = [:]
     var customInvariants: [(name: String, check: @MainActor (Simulator) -> String?)] = []
+    /// The transfer engine, once an app used a background session or the network was set up.
+    var transferEngine: TransferSimulation?
 
     /// Creates a simulator with no apps, at T+0.
     public init(configuration: Configuration = Configuration()) {

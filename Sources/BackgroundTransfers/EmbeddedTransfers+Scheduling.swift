@@ -63,6 +63,13 @@ extension EmbeddedTransfers {
         return state.withLock { $0.queue.eligibility(of: key, at: now) }
     }
 
+    /// Every transfer the service holds that has not completed, running or waiting with its
+    /// reasons, for `bgctl why` against the running app.
+    public func transferStatus() -> TransferStatus? {
+        let now = now()
+        return state.withLock { $0.queue.status(at: now, originUnixSeconds: origin.unixSeconds) }
+    }
+
     /// The service's clock as the queue counts it.
     func now() -> Instant {
         Instant(offset: ContinuousClock.now - origin.monotonic)

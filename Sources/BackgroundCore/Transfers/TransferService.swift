@@ -41,6 +41,15 @@ public protocol TransferService: AnyObject, Sendable {
 
     /// The session is gone: its events stop; with `cancelling`, its transfers are cancelled.
     func detach(app: AppID, session: String, cancelling: Bool)
+
+    /// Every transfer of the app not yet completed, running or waiting with its reasons
+    /// (`bgctl why` against the running app); `nil` (the default) from a service that cannot say.
+    func transferStatus() -> TransferStatus?
+}
+
+extension TransferService {
+    /// The default: the service does not explain its transfers.
+    public func transferStatus() -> TransferStatus? { nil }
 }
 
 /// A background session's identity and the options its transfers share.

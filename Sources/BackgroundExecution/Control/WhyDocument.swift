@@ -21,6 +21,12 @@ public struct WhyDocument: Codable, Sendable, Hashable {
     /// The background mode that keeps the app running in the background now, if one does
     /// (a running app's answer; absent from stores and scenarios).
     public var keptAwakeBy: HeldModeDocument?
+    /// The app's background transfers that have not completed, running or waiting with their
+    /// reasons (a running app's answer; `--store` answers list them among the requests).
+    public var transfers: [TransferExplanation]?
+    /// The wall-clock date of the transfer service's T+0: the transfers' instants are seconds
+    /// from it (the service keeps its own clock).
+    public var transfersTimelineOrigin: String?
 
     /// Creates a document.
     public init(
@@ -30,9 +36,13 @@ public struct WhyDocument: Codable, Sendable, Hashable {
         nowDate: String,
         explanations: [RequestExplanation],
         unknown: [String],
-        keptAwakeBy: HeldModeDocument? = nil
+        keptAwakeBy: HeldModeDocument? = nil,
+        transfers: [TransferExplanation]? = nil,
+        transfersTimelineOrigin: String? = nil
     ) {
         self.keptAwakeBy = keptAwakeBy
+        self.transfers = transfers
+        self.transfersTimelineOrigin = transfersTimelineOrigin
         self.app = app
         self.timelineOrigin = timelineOrigin
         self.now = now
@@ -47,6 +57,29 @@ public struct WhyDocument: Codable, Sendable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// A background transfer in `bgctl why --json` from a running app.
+public struct TransferExplanation: Codable, Sendable, Hashable {
+    /// `<session>#<task>`.
+    public var identifier: String
+    /// The background session's identifier.
+    public var session: String
+    /// The task's identifier.
+    public var task: Int
+    /// `running` or `waiting`.
+    public var state: String
+    /// Why it waits (or that it may run), under the core's transfer rules.
+    public var eligibility: Eligibility
+
+    /// Creates an explanation.
+    public init(identifier: String, session: String, task: Int, state: String, eligibility: Eligibility) {
+        self.identifier = identifier
+        self.session = session
+        self.task = task
+        self.state = state
+        self.eligibility = eligibility
     }
 }
 

@@ -70,9 +70,15 @@ extension EmbeddedSystem {
     }
 
     private func explain(identifier: String?) -> DebugReply {
-        let identifiers = identifier.map { [$0] } ?? pendingTaskRequests().map(\.identifier)
+        let status = transferStatus()
+        let transfers = transfers(matching: identifier, in: status)
+        let listed = status.map { status in transfers.map { self.transferText($0, of: status) }.joined() } ?? ""
         let awake = keptAwakeLine()
-        guard !identifiers.isEmpty else { return DebugReply(.done, awake + "no pending task requests\n") }
+        if identifier != nil, !transfers.isEmpty { return DebugReply(.done, awake + listed) }
+        let identifiers = identifier.map { [$0] } ?? pendingTaskRequests().map(\.identifier)
+        guard !identifiers.isEmpty else {
+            return DebugReply(.done, awake + (transfers.isEmpty ? "no pending task requests\n" : listed))
+        }
         var found = false
         let text = identifiers.map { identifier in
             guard let why = eligibility(forTaskWithIdentifier: identifier) else {
@@ -81,7 +87,7 @@ extension EmbeddedSystem {
             found = true
             return ControlCharacters.escapedLines(why.renderText(formatInstant: formatWallClock))
         }.joined()
-        return DebugReply(found ? .done : .notFound, awake + text)
+        return DebugReply(found ? .done : .notFound, awake + text + listed)
     }
 
     private func explainWithHistory(identifier: String?) -> DebugReply {
@@ -156,14 +162,21 @@ extension EmbeddedSystem {
             return (asked, found)
         }
         let kept = identifiers.compactMap { explanations[$0] }
+        let status = transferStatus()
+        let transfers = transferDocuments(matching: identifier, in: status)
         let document = WhyDocument(
             app: app,
             timelineOrigin: formatWallClock(.zero),
             now: now,
             nowDate: formatWallClock(now),
             explanations: history ? kept : kept.filter { $0.eligibility != nil }.map(\.withoutHistory),
-            unknown: identifiers.filter { explanations[$0] == nil },
-            keptAwakeBy: heldModeDocuments().keptAwakeBy
+            unknown: identifiers.filter { id in explanations[id] == nil && !transfers.contains { $0.identifier == id }
+            },
+            keptAwakeBy: heldModeDocuments().keptAwakeBy,
+            transfers: status == nil ? nil : transfers,
+            transfersTimelineOrigin: status.map {
+                ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0.originUnixSeconds))
+            }
         )
         return try WhyDocument.encode(document)
     }

@@ -177,6 +177,8 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         /// The deadline the timer is armed for.
         var timerDeadline: Instant?
         weak var application: UIApplication?
+        /// The transfer service `bgctl why` lists the transfers of (see `explainsTransfers(of:)`).
+        var transfers: (any TransferService)?
         /// Changes the store could not take yet, written first with the next write.
         var unsavedChanges: [StoreChange] = []
         /// ``Configuration/encodesMessages``: the app this system serves, whose grant state is

@@ -111,9 +111,17 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// it to its own hook, or stops the process as iOS would. A default goes process-wide,
     /// through ``BackgroundFault/hook``.
     func raise(_ fault: BackgroundFault)
+
+    /// The service that runs this app's background `URLSession` transfers, when the system
+    /// brings its own (the simulator's virtual network); `nil` (the default) leaves it to
+    /// ``URLSession/bootstrap(_:)``. Read from any thread.
+    var transferService: (any TransferService)? { get }
 }
 
 extension SystemConnection {
+    /// The default: background sessions use the service ``URLSession/bootstrap(_:)`` installed.
+    public var transferService: (any TransferService)? { nil }
+
     /// The default for connections that do not carry background modes yet: not held, logged.
     public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
         let reason = "this connection does not carry background modes yet"

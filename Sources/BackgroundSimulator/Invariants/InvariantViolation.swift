@@ -22,6 +22,9 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
         case timeMovesOn
         /// No app is suspended while it holds a background mode's activity (issue 11).
         case modesKeepAppsRunning
+        /// Background transfers: none completes while the network is down, bytes never exceed
+        /// the size, a force-quit app's transfers never complete (issue 12).
+        case transfersHold
         /// A rule added by the test (``Simulator/addInvariant(_:_:)``).
         case custom
 
@@ -39,6 +42,8 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
             case .honestExplanations: return "every explanation's earliest time is honest"
             case .timeMovesOn: return "time moves on: no endless work at one instant"
             case .modesKeepAppsRunning: return "no app is suspended while it holds a background mode"
+            case .transfersHold:
+                return "no transfer completes offline, moves more than its size, or completes after a force quit"
             case .custom: return "a rule added by the test"
             }
         }

@@ -14,6 +14,11 @@ extension SimulationEvent {
         return "\(clock.label(at).padded(to: 21)) \(subject.padded(to: 24)) \(ControlCharacters.escaped(text))"
     }
 
+    private var activityText: String? {
+        if case .transfer(let activity) = kind { return activity.description }
+        return nil
+    }
+
     private var subjectWithoutApp: String {
         switch kind {
         case .device: return "device"
@@ -43,6 +48,9 @@ extension SimulationEvent {
         case .note(let text): return text
         case .violation(let violation):
             return "\(violation.invariant.statement): \(violation.message)"
+        case .transfer(.progress):
+            return verbose ? activityText : nil
+        case .transfer(let activity): return activity.description
         }
     }
 }

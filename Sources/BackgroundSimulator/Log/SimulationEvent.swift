@@ -23,6 +23,8 @@ public struct SimulationEvent: Sendable, Hashable {
         case note(String)
         /// An invariant did not hold.
         case violation(InvariantViolation)
+        /// A background transfer moved on the virtual network.
+        case transfer(TransferActivity)
     }
 
     /// When.
@@ -44,6 +46,7 @@ public struct SimulationEvent: Sendable, Hashable {
         case .system(let effect): return effect.app
         case .budget(let app, _, _), .appCode(let app, _), .appCall(let app, _), .reply(let app, _): return app
         case .violation(let violation): return violation.app
+        case .transfer(let activity): return activity.app
         }
     }
 }

@@ -130,8 +130,8 @@ private struct TimelineBuilder {
             } else {
                 deviceMarkers.append(marker)
             }
-        case .user, .appCall, .appCode, .note, .reply:
-            break
+        case .user, .appCall, .appCode, .note, .reply, .transfer:
+            break  // transfers: drawn in their lane (not yet)
         }
     }
 

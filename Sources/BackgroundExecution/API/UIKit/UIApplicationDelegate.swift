@@ -35,8 +35,8 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     /// The system launched or resumed the app for the events of the background session
     /// `identifier` (reference §5.3): keep `completionHandler`, recreate the session with that
     /// identifier, and call the handler on the main queue from
-    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. (Called by the system mode's relaunch,
-    /// which is not built yet; in embedded mode the app recreates its session at launch.)
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. (Called by the simulator's relaunch
+    /// and the system mode's; in embedded mode the app recreates its session at launch.)
     func application(
         _ application: UIApplication,
         handleEventsForBackgroundURLSession identifier: String,

@@ -29,6 +29,8 @@ final class BackgroundSessionCore: @unchecked Sendable {
     let identifier: String
     let configuration: URLSessionConfiguration
     let service: (any TransferService)?
+    /// The application whose code created the session, if it had one then.
+    let application: UIApplication?
     let queue: OperationQueue
     let tasks = Mutex(Tasks())
     /// The session, kept strongly until it is invalidated (Apple keeps the delegate so).
@@ -38,11 +40,13 @@ final class BackgroundSessionCore: @unchecked Sendable {
         identifier: String,
         configuration: URLSessionConfiguration,
         service: (any TransferService)?,
+        application: UIApplication?,
         queue: OperationQueue
     ) {
         self.identifier = identifier
         self.configuration = configuration
         self.service = service
+        self.application = application
         self.queue = queue
     }
 
@@ -134,13 +138,11 @@ final class BackgroundSessionCore: @unchecked Sendable {
             ($0.taskDescription, $0.earliestBeginDate, $0.expectedSHA256, $0.priority)
         }
         // A transfer created while the app is in the background is discretionary (reference
-        // §5.1). The application object is only read if the app made one (a process that only
-        // transfers is in the foreground), and only on the main thread: some connections (the
-        // simulator's) answer only there, and `resume()` may be called from any thread. Off the
-        // main thread the transfer counts as created in the foreground (partial).
-        let inBackground =
-            Thread.isMainThread
-            && MainActor.assumeIsolated { UIApplication.existing?.applicationState == .background }
+        // §5.1), whichever thread resumes it: apps resume from their own queues as often as
+        // from the main thread. The state is read from the application that created the
+        // session (else the process's, if the app made one: a process that only transfers is
+        // in the foreground); every connection answers it from any thread.
+        let inBackground = (application ?? UIApplication.existing)?.applicationState == .background
         let requirements = TransferRequirements(
             isDiscretionary: configuration.isDiscretionary,
             allowsCellularAccess: configuration.allowsCellularAccess,
@@ -236,7 +238,11 @@ final class BackgroundSessionCore: @unchecked Sendable {
     }
 
     private func receive(_ event: TransferEvent) {
-        queue.addOperation { self.deliver(event) }
+        if let runner = service as? any DelegateCallRunner {
+            runner.runDelegateCall { self.deliver(event) }
+        } else {
+            queue.addOperation { self.deliver(event) }
+        }
     }
 
     var session: URLSession? { owner.withLock { $0 } }

@@ -99,10 +99,14 @@ open class URLSession: NSObject, @unchecked Sendable {
         if copy.kind == .background {
             foundation = nil
             bridge = nil
+            // The app whose code creates the session owns it (in the simulator, one of many in
+            // this process): its state is read when a task is resumed, from any thread.
+            let application = UIApplication.existing
             background = BackgroundSessionCore(
                 identifier: copy.identifier ?? "",
                 configuration: copy,
-                service: Self.transferService,
+                service: application?.connection.transferService ?? Self.transferService,
+                application: application,
                 queue: self.queue
             )
         } else {

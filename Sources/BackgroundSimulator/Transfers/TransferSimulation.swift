@@ -1,0 +1,185 @@
+import BackgroundCore
+import BackgroundExecution
+import Foundation
+
+/// The simulator's transfer engine (what `nsurlsessiond` is on a device): it keeps the core's
+/// ``TransferQueue`` (discretionary waits, networks, `earliestBeginDate`, priority, force quit,
+/// the relaunch delay), moves bytes over the ``VirtualNetwork`` on virtual time, scripts its
+/// failures, and delivers each transfer's events to the app, relaunching it in the background
+/// with `handleEventsForBackgroundURLSession` when it is suspended or gone.
+///
+/// Everything happens on the main actor, in the simulator's order, and every list it walks is
+/// sorted by key: the same seed gives the same run.
+@MainActor
+final class TransferSimulation {
+    unowned let simulator: Simulator
+    var network = VirtualNetwork()
+    var queue: TransferQueue
+    var transfers: [TransferKey: SimulatedTransfer] = [:]
+    /// Completed transfers whose events the app has not had, in the order they completed.
+    var undelivered: [TransferKey] = []
+    /// The services apps' sessions talk to, one per app for the life of the simulator.
+    var services: [AppID: SimulatedTransferService] = [:]
+    /// Sessions attached in a process: their event sinks, with the process's serial.
+    var links: [SessionKey: SessionLink] = [:]
+    /// Apps relaunched for their events whose `handleEventsForBackgroundURLSession` has not run yet.
+    var awaitingHandler: Set<AppID> = []
+    /// Relaunches armed, by app.
+    var relaunchArmed: Set<AppID> = []
+    /// The assertion that keeps a relaunched app running until it calls the completion handlers,
+    /// and the sessions whose handlers are outstanding.
+    var eventWindows: [AppID: (assertion: AssertionID, sessions: Set<String>)] = [:]
+    /// Keys cancelled by a force quit: none may ever complete.
+    var forceQuitCancelled: Set<TransferKey> = []
+    var timerGeneration: UInt64 = 0
+    var armedAt: Instant?
+    /// When the queue's next timed condition clears (`earliestBeginDate`, the relaunch delay).
+    var queueWake: Instant?
+    /// When bytes were last counted.
+    var countedAt: Instant = .zero
+    /// Where downloaded files are handed to apps (sparse files of the right length).
+    nonisolated let downloads: String = FileManager.default.temporaryDirectory
+        .appendingPathComponent("simulator-downloads-\(UUID().uuidString)").path
+
+    /// Retries: 1 s, doubling, at most 60 s and 12 attempts (the embedded engine's `TransferPolicy`).
+    static let firstBackoff: Duration = .seconds(1)
+    static let maximumBackoff: Duration = .seconds(60)
+    static let maximumAttempts = 12
+
+    struct SessionKey: Hashable, Comparable {
+        var app: AppID
+        var session: String
+        static func < (lhs: SessionKey, rhs: SessionKey) -> Bool { (lhs.app, lhs.session) < (rhs.app, rhs.session) }
+    }
+
+    struct SessionLink {
+        var serial: Int
+        var events: @Sendable (TransferEvent) -> Void
+    }
+
+    init(simulator: Simulator) {
+        self.simulator = simulator
+        self.queue = TransferQueue(device: simulator.deviceState.conditions)
+        queue.setDevice(simulator.deviceState.conditions, network: Self.transferNetwork(simulator.deviceState))
+    }
+
+    deinit {
+        let path = downloads
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static func transferNetwork(_ state: DeviceState) -> TransferNetwork {
+        TransferNetwork(network: state.network, isExpensive: state.isMetered)
+    }
+
+    func service(for app: AppID) -> SimulatedTransferService {
+        if let existing = services[app] { return existing }
+        let service = SimulatedTransferService(app: app, inbox: simulator.inbox)
+        services[app] = service
+        return service
+    }
+
+    func record(_ activity: TransferActivity) {
+        simulator.record(.transfer(activity))
+    }
+
+    // MARK: The app's calls
+
+    func attach(_ options: TransferSessionOptions, events: @escaping @Sendable (TransferEvent) -> Void) {
+        guard let process = simulator.currentProcess ?? simulator.processes[options.app], process.isAlive else {
+            return
+        }
+        links[SessionKey(app: options.app, session: options.session)] = SessionLink(
+            serial: process.serial,
+            events: events
+        )
+        deliverPending(options.app)
+    }
+
+    func submit(_ order: TransferOrder) {
+        var checkpoint = order.transfer
+        let key = TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)
+        guard transfers[key] == nil else { return }
+        checkpoint.state = .waiting
+        let transfer = SimulatedTransfer(checkpoint: checkpoint, resource: network.resource(at: checkpoint.url))
+        transfers[key] = transfer
+        services[key.app]?.remember(checkpoint)
+        record(.queued(key, checkpoint.kind, size: transfer.size))
+        // A `Date` from app code is a distance from the real clock's now (as for task requests).
+        let begin = checkpoint.earliestBeginUnixSeconds.map {
+            SystemTime.instant(for: Date(timeIntervalSince1970: $0), now: simulator.now)
+        }
+        queue.submit(key, checkpoint.requirements ?? TransferRequirements(), earliestBegin: begin, at: simulator.now)
+        reschedule()
+        if let transfer = transfers[key], transfer.phase == .waiting,
+            let why = queue.eligibility(of: key, at: simulator.now)
+        {
+            record(.waiting(key, why.unmet))
+        }
+    }
+
+    func cancel(_ key: TransferKey) {
+        guard let transfer = transfers[key], transfer.phase != .completed else { return }
+        count()
+        queue.remove(key)
+        finish(key, outcome: TransferOutcome(errorCode: -999, errorMessage: "cancelled"))
+        reschedule()
+    }
+
+    func delivered(_ key: TransferKey) {
+        guard transfers[key]?.phase == .completed else { return }
+        transfers[key] = nil
+        undelivered.removeAll { $0 == key }
+        services[key.app]?.forget(key)
+    }
+
+    func detach(app: AppID, session: String, cancelling: Bool) {
+        links[SessionKey(app: app, session: session)] = nil
+        guard cancelling else { return }
+        for key in transfers.keys.sorted() where key.app == app && key.session == session { cancel(key) }
+    }
+
+    // MARK: The user and the device
+
+    /// The user force-quit the app: its transfers end with -999 and reason 0; nothing relaunches it.
+    func forceQuit(_ app: AppID) {
+        processEnded(app)  // the process goes: the cancellations wait for the user to open the app
+        count()
+        for key in queue.forceQuit(app) {
+            forceQuitCancelled.insert(key)
+            finish(
+                key,
+                outcome: TransferOutcome(
+                    errorCode: -999,
+                    errorMessage: "cancelled: the user force-quit the app",
+                    cancellationReason: TransferCancellationReason.userForceQuitApplication.rawValue
+                )
+            )
+        }
+        eventWindows[app] = nil
+        awaitingHandler.remove(app)
+        reschedule()
+    }
+
+    /// The user opened the app: its transfers may run again, its relaunch delay starts over.
+    func opened(_ app: AppID) {
+        queue.opened(app)
+        reschedule()
+    }
+
+    /// The device's network or power changed.
+    func deviceChanged() {
+        count()
+        queue.setDevice(simulator.deviceState.conditions, network: Self.transferNetwork(simulator.deviceState))
+        reschedule()
+    }
+
+    /// The process ended: its sessions' links go with it.
+    func processEnded(_ app: AppID) {
+        for key in links.keys.sorted() where key.app == app { links[key] = nil }
+        // Events handed to the process but not yet heard by it are delivered to the next one.
+        for key in undelivered where key.app == app { transfers[key]?.deliveredToApp = false }
+        eventWindows[app] = nil
+        awaitingHandler.remove(app)
+    }
+}
