@@ -107,7 +107,7 @@ struct SimulatedTransferTests {
     @Test(
         "resume() from a background queue: foreground when the app is in the foreground, discretionary in the background"
     )
-    func resumeOffTheMainThread() {
+    func resumeOffTheMainThread() async {
         let simulator = Simulator()
         let recorder = Seen<RecordingDownloader>()
         let app = simulator.install("com.example.reader") { process in
@@ -115,26 +115,24 @@ struct SimulatedTransferTests {
             let delegate = DownloadingAppDelegate(downloader)
             delegate.onEnterBackground = {
                 let task = downloader.session.downloadTask(with: URL(string: "https://example.com/later")!)
-                let group = DispatchGroup()
-                DispatchQueue.global().async(group: group) { task.resume() }
-                group.wait()
+                DispatchQueue.global().async { task.resume() }
             }
             process.delegate = delegate
             process.keep(downloader)
             recorder.append(downloader)
             let task = downloader.session.downloadTask(with: URL(string: Self.url)!)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { task.resume() }
-            group.wait()
+            DispatchQueue.global().async { task.resume() }
         }
         simulator.user.open(app)
-        simulator.advance(by: .milliseconds(10))
+        simulator.runPending()
+        #expect(await settle(simulator) { simulator.transfers(of: app).count == 1 })
         let first = simulator.transfers(of: app)
         #expect(first.count == 1)
         #expect(first.first?.checkpoint.requirements?.createdInBackground == false)
         #expect(first.first?.checkpoint.requirements?.isDiscretionary == false)
         simulator.user.goHome()
-        simulator.advance(by: .milliseconds(10))
+        simulator.runPending()
+        #expect(await settle(simulator) { simulator.transfers(of: app).count == 2 })
         let later = simulator.transfers(of: app).first { $0.checkpoint.url.hasSuffix("/later") }
         #expect(
             later?.checkpoint.requirements?.createdInBackground == true,
