@@ -26,6 +26,15 @@ extension Simulator {
         }
     }
 
+    /// Changes the virtual network's bandwidth (bytes per second) or latency, noted in the log.
+    public func setNetwork(bandwidth: Int64? = nil, latency: Duration? = nil) {
+        var changed = network
+        if let bandwidth { changed.bandwidth = bandwidth }
+        if let latency { changed.latency = latency }
+        note("network: \(changed.bandwidth) bytes/s, latency \(changed.latency.formattedSeconds) s")
+        network = changed
+    }
+
     /// The app's background transfers the system holds (waiting, running, or completed with
     /// events not yet delivered), ordered by session and task.
     public func transfers(of app: AppID) -> [SimulatedTransfer] {

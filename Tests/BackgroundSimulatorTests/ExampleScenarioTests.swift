@@ -24,7 +24,7 @@ struct ExampleScenarioTests {
         let expected = [
             "force-quit.json", "leaked-assertion.json", "low-battery-day.json", "news-refresh-day.json",
             "overnight-db-cleanup.json", "photo-upload-on-save.json", "modes-and-silent-pushes.json",
-            "memory-pressure.json",
+            "memory-pressure.json", "background-downloads.json",
         ]
         #expect(Set(expected).isSubset(of: Examples.names), "found \(Examples.names)")
     }

@@ -101,6 +101,19 @@ enum ScenarioFixtures {
          "expect": {"violations": "<= 2", "terminations": [], "tasks": [{"app": "a", "identifier": "a.x", "count": 0}],
                     "minimumBatteryLevel": "0.1...0.9", "finalStates": {"a": "notRunning"}}}
         """#,
+        #"""
+        {"formatVersion": 1, "name": "Transfers", "duration": "1h",
+         "device": {"network": "cellular", "bandwidth": 50000, "latency": "200ms"},
+         "apps": [{"id": "t",
+                   "onLaunch": [{"download": {"url": "https://example.com/a", "bytes": 1000000,
+                                              "failures": [{"dropAt": 10}, {"serverError": 503, "attempts": 2},
+                                                           {"changesAt": 500}]}}],
+                   "onEnterBackground": [{"upload": {"url": "http://example.com/b", "bytes": 0, "discretionary": true,
+                                                     "cellular": false, "earliestBegin": "5m", "priority": 1}}]}],
+         "timeline": [{"at": "+1m", "user": "open", "app": "t"},
+                      {"at": "+2m", "device": {"bandwidth": 1, "latency": "0s"}},
+                      {"at": "+3m", "device": {"network": "none"}}]}
+        """#,
     ]
 
     /// An invalid document, the error the decoder must report, and whether the schema can tell.
@@ -133,6 +146,45 @@ enum ScenarioFixtures {
             json: #"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onlaunch": []}]}"#,
             code: "unknownKey",
             path: "apps[0].onlaunch",
+            schemaRejects: true
+        ),
+        Invalid(
+            name: "a download without its size",
+            json:
+                #"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onLaunch": [{"download": {"url": "https://e.com/a"}}]}]}"#,
+            code: "missingKey",
+            path: "apps[0].onLaunch[0].download.bytes",
+            schemaRejects: true
+        ),
+        Invalid(
+            name: "a download from an ftp URL",
+            json:
+                #"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onLaunch": [{"download": {"url": "ftp://e.com/a", "bytes": 1}}]}]}"#,
+            code: "invalidValue",
+            path: "apps[0].onLaunch[0].download.url",
+            schemaRejects: true
+        ),
+        Invalid(
+            name: "an upload of a negative size",
+            json:
+                #"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onLaunch": [{"upload": {"url": "https://e.com/a", "bytes": -1}}]}]}"#,
+            code: "outOfRange",
+            path: "apps[0].onLaunch[0].upload.bytes",
+            schemaRejects: true
+        ),
+        Invalid(
+            name: "a server error that is not a 5xx",
+            json:
+                #"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onLaunch": [{"download": {"url": "https://e.com/a", "bytes": 1, "failures": [{"serverError": 404}]}}]}]}"#,
+            code: "outOfRange",
+            path: "apps[0].onLaunch[0].download.failures[0].serverError",
+            schemaRejects: true
+        ),
+        Invalid(
+            name: "a network with no bandwidth",
+            json: #"{"formatVersion": 1, "name": "x", "duration": "1d", "device": {"bandwidth": 0}}"#,
+            code: "outOfRange",
+            path: "device.bandwidth",
             schemaRejects: true
         ),
         Invalid(

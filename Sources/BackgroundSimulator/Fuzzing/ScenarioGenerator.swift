@@ -8,7 +8,9 @@ import BackgroundCore
 /// conditions, background tasks that end, run out of time or leak, task handlers that finish,
 /// fail, ignore their expiration or never complete. The device changes power, battery,
 /// network, Low Power Mode, idleness and Background App Refresh, and reboots; the user opens,
-/// leaves, locks and force-quits.
+/// leaves, locks and force-quits. Half the apps start background downloads and uploads (with
+/// drops, changed resources and server errors), and the network's bandwidth and latency change;
+/// these come from a second random stream of the seed, so the rest is as it was before.
 public struct ScenarioGenerator: Sendable {
     /// The most apps in one scenario.
     public var maximumApps = 4
@@ -25,9 +27,16 @@ public struct ScenarioGenerator: Sendable {
         var random = SplitMix64(seed: seed)
         let seconds = Int64.random(in: 3 * 3600...maximumDuration.wholeSeconds, using: &random)
         let appCount = Int.random(in: 1...maximumApps, using: &random)
-        let apps = (0..<appCount).map { app(index: $0, using: &random) }
-        let steps = (0..<Int.random(in: 5...maximumSteps, using: &random)).map { _ in
+        var apps = (0..<appCount).map { app(index: $0, using: &random) }
+        var steps = (0..<Int.random(in: 5...maximumSteps, using: &random)).map { _ in
             step(within: seconds, apps: apps.map(\.id), using: &random)
+        }
+        // Transfers and the network's changes come from a stream of their own, so that the
+        // rest of a seed's scenario is what it was before transfers were generated.
+        var transfers = SplitMix64(seed: seed ^ 0x7472_616E_7366_6572)
+        for index in apps.indices { addTransfers(to: &apps[index], using: &transfers) }
+        steps += (0..<Int.random(in: 0...8, using: &transfers)).map { _ in
+            networkStep(within: seconds, using: &transfers)
         }
         return Scenario(
             name: "fuzz seed \(seed)",
@@ -165,6 +174,64 @@ public struct ScenarioGenerator: Sendable {
         default: event = .device(.appBackgroundAppRefresh(app: app, enabled: Bool.random(using: &random)))
         }
         return (offset, Scenario.Step(at: .offset(.seconds(offset)), event: event))
+    }
+}
+
+extension ScenarioGenerator {
+    /// Background downloads and uploads, in half the apps: any size up to 50 MB, discretionary
+    /// or not, cellular or not, with drops, server errors and changed resources.
+    func addTransfers(to app: inout Scenario.App, using random: inout SplitMix64) {
+        guard Bool.random(using: &random) else { return }
+        func transfers(_ count: ClosedRange<Int>) -> [Scenario.Action] {
+            (0..<Int.random(in: count, using: &random)).map { index in
+                let transfer = self.transfer("https://fuzz.example/\(app.id)/\(index)", using: &random)
+                return Int.random(in: 0..<4, using: &random) == 0 ? .upload(transfer) : .download(transfer)
+            }
+        }
+        app.onLaunch += transfers(0...2)
+        app.onEnterBackground += transfers(0...2)
+        app.onBecomeActive += transfers(0...1)
+    }
+
+    private func transfer(_ url: String, using random: inout SplitMix64) -> Scenario.Action.Transfer {
+        let bytes = Int64.random(in: 0...50_000_000, using: &random)
+        var failures: [VirtualResource.Failure] = []
+        for _ in 0..<Int.random(in: 0...2, using: &random) {
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: failures.append(.dropAt(Int64.random(in: 0...max(0, bytes), using: &random)))
+            case 1: failures.append(.changesAt(Int64.random(in: 0...max(0, bytes), using: &random)))
+            default:
+                failures.append(.serverError(status: 503, attempts: Int.random(in: 1...14, using: &random)))
+            }
+        }
+        return Scenario.Action.Transfer(
+            url: url,
+            bytes: bytes,
+            discretionary: Int.random(in: 0..<3, using: &random) == 0,
+            cellular: Int.random(in: 0..<4, using: &random) > 0,
+            earliestBegin: Int.random(in: 0..<4, using: &random) == 0
+                ? .seconds(Int.random(in: 0...7200, using: &random)) : nil,
+            priority: Double(Int.random(in: 0...4, using: &random)) / 4,
+            failures: failures
+        )
+    }
+
+    /// A change of network (none, Wi-Fi, cellular, metered) or of its bandwidth and latency.
+    func networkStep(within seconds: Int64, using random: inout SplitMix64) -> (offset: Int64, step: Scenario.Step) {
+        let offset = Int64.random(in: 0..<seconds, using: &random)
+        let change: Scenario.Step.DeviceChange
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0:
+            change = .init(network: [.wifi, .cellular, .offline][Int.random(in: 0...2, using: &random)])
+        case 1:
+            change = .init(network: .wifi, metered: Bool.random(using: &random))
+        default:
+            change = .init(
+                bandwidth: [1_000, 50_000, 1_000_000, 20_000_000][Int.random(in: 0...3, using: &random)],
+                latency: .milliseconds(Int.random(in: 0...2000, using: &random))
+            )
+        }
+        return (offset, Scenario.Step(at: .offset(.seconds(offset)), event: .device(.change(change))))
     }
 }
 

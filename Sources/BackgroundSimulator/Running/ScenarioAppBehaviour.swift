@@ -14,10 +14,21 @@ final class ScenarioAppBehaviour {
         self.simulator = simulator
     }
 
-    /// The process's launch code: the delegate, then the `onLaunch` actions.
+    /// The transfers of the running process: its background sessions.
+    private var transfers: ScenarioTransfers?
+
+    /// The process's launch code: the delegate, the background sessions (recreated, as apps
+    /// do, when the app starts transfers), then the `onLaunch` actions.
     func launch(_ process: AppProcess) {
         process.delegate = ScenarioAppDelegate(behaviour: self, process: process)
+        transfers = ScenarioTransfers.transfers(of: app).isEmpty ? nil : ScenarioTransfers(app: app)
         perform(app.onLaunch, in: process)
+    }
+
+    /// `handleEventsForBackgroundURLSession`: the handler is called once the session's events are in.
+    func handleEvents(for identifier: String, completionHandler: @escaping () -> Void) {
+        guard let transfers else { return completionHandler() }
+        transfers.keep(completionHandler, for: identifier)
     }
 
     func perform(_ actions: [Scenario.Action], in process: AppProcess) {
@@ -51,6 +62,10 @@ final class ScenarioAppBehaviour {
         case .beginActivity(let activity):
             let held = UIApplication.shared.beginActivity(activity.mode)
             if let duration = activity.duration { process.after(duration) { held.end() } }
+        case .download(let transfer):
+            transfers?.start(transfer, upload: false, app: app.id, simulator: simulator)
+        case .upload(let transfer):
+            transfers?.start(transfer, upload: true, app: app.id, simulator: simulator)
         }
     }
 
@@ -182,6 +197,14 @@ final class ScenarioAppDelegate: NSObject, UIApplicationDelegate {
         performFetchWithCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {
         behaviour.fetch(in: process, completion: completionHandler)
+    }
+
+    func application(
+        _ application: UIApplication,
+        handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping () -> Void
+    ) {
+        behaviour.handleEvents(for: identifier, completionHandler: completionHandler)
     }
 
     func application(

@@ -46,6 +46,9 @@ public final class ScenarioRun {
         simulator.servesAppThreads = false
         simulator.onFault = { _ in }
         prepare(simulator)
+        if scenario.device.bandwidth != nil || scenario.device.latency != nil {
+            simulator.setNetwork(bandwidth: scenario.device.bandwidth, latency: scenario.device.latency)
+        }
         for (index, app) in scenario.apps.enumerated() {
             let manifest = try Self.manifest(of: app, path: "apps[\(index)].manifest")
             let behaviour = ScenarioAppBehaviour(app: app, simulator: simulator)
@@ -139,6 +142,10 @@ public final class ScenarioRun {
 
     private func apply(_ change: Scenario.Step.DeviceChange) {
         let device = simulator.device
+        // The network's speed first, so that transfers a network change starts run at it.
+        if change.bandwidth != nil || change.latency != nil {
+            simulator.setNetwork(bandwidth: change.bandwidth, latency: change.latency)
+        }
         if let level = change.batteryLevel { device.setBatteryLevel(level) }
         if let network = change.network {
             device.setNetwork(network.conditionsNetwork, metered: change.metered)

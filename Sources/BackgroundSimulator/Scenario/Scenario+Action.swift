@@ -31,6 +31,10 @@ extension Scenario {
         /// {"beginActivity": {"mode": "audio", "for": "45m"}}
         /// ```
         case beginActivity(Activity)
+        /// `{"download": {…}}`: a background `URLSession` download (`downloadTask(with:)`, `resume()`).
+        case download(Transfer)
+        /// `{"upload": {…}}`: a background `URLSession` upload from a file (`uploadTask(with:fromFile:)`).
+        case upload(Transfer)
 
         /// The most actions one list (`onLaunch`, `then`, …) may hold.
         public static let maximumCount = 1000
@@ -38,7 +42,7 @@ extension Scenario {
         /// The keys an action object may have; it has exactly one of them.
         static let names = [
             "register", "submit", "cancel", "cancelAll", "beginBackgroundTask", "setMinimumBackgroundFetchInterval",
-            "beginActivity",
+            "beginActivity", "download", "upload",
         ]
 
         /// A background mode's activity: which mode, and how long the app keeps it.

@@ -27,6 +27,8 @@ extension Scenario.Action {
         case "beginBackgroundTask":
             self = .beginBackgroundTask(try object.required(name, BackgroundTask.init(json:at:)))
         case "beginActivity": self = .beginActivity(try object.required(name, Activity.init(json:at:)))
+        case "download": self = .download(try object.required(name, Transfer.init(json:at:)))
+        case "upload": self = .upload(try object.required(name, Transfer.init(json:at:)))
         default: self = .setMinimumBackgroundFetchInterval(try object.required(name, FetchInterval.init(json:at:)))
         }
     }
@@ -45,6 +47,8 @@ extension Scenario.Action {
             var members: [String: JSONValue] = ["mode": .string(activity.mode.rawValue)]
             if let duration = activity.duration { members["for"] = .string(ScenarioTime.format(duration)) }
             return ["beginActivity": .object(members)]
+        case .download(let transfer): return ["download": transfer.jsonValue]
+        case .upload(let transfer): return ["upload": transfer.jsonValue]
         }
     }
 

@@ -41,6 +41,11 @@ extension Scenario {
         public var idle: Bool
         /// `backgroundAppRefresh`: the system-wide Background App Refresh switch. Default true.
         public var backgroundAppRefresh: Bool
+        /// `bandwidth`: bytes per second the network carries for background transfers, shared
+        /// by those running. Default 1000000 (``VirtualNetwork``).
+        public var bandwidth: Int64?
+        /// `latency`: from a transfer's request to its first byte. Default `50ms`.
+        public var latency: Duration?
 
         /// Creates a device; the defaults are those of the format.
         public init(
@@ -51,8 +56,12 @@ extension Scenario {
             lowPowerMode: Bool = false,
             locked: Bool = true,
             idle: Bool = false,
-            backgroundAppRefresh: Bool = true
+            backgroundAppRefresh: Bool = true,
+            bandwidth: Int64? = nil,
+            latency: Duration? = nil
         ) {
+            self.bandwidth = bandwidth
+            self.latency = latency
             self.batteryLevel = batteryLevel
             self.power = power
             self.network = network
@@ -68,6 +77,7 @@ extension Scenario {
 
         private static let keys = [
             "batteryLevel", "power", "network", "metered", "lowPowerMode", "locked", "idle", "backgroundAppRefresh",
+            "bandwidth", "latency",
         ]
 
         init(json: JSONValue, at path: ScenarioPath) throws(ScenarioError) {
@@ -86,7 +96,9 @@ extension Scenario {
                 locked: try object.optional("locked", Read.bool) ?? defaults.locked,
                 idle: try object.optional("idle", Read.bool) ?? defaults.idle,
                 backgroundAppRefresh: try object.optional("backgroundAppRefresh", Read.bool)
-                    ?? defaults.backgroundAppRefresh
+                    ?? defaults.backgroundAppRefresh,
+                bandwidth: try object.optional("bandwidth", Read.bandwidth),
+                latency: try object.optional("latency", Read.duration)
             )
         }
 
@@ -104,6 +116,8 @@ extension Scenario {
             if backgroundAppRefresh != defaults.backgroundAppRefresh {
                 members["backgroundAppRefresh"] = .bool(backgroundAppRefresh)
             }
+            if let bandwidth { members["bandwidth"] = .integer(Int128(bandwidth)) }
+            if let latency { members["latency"] = .string(ScenarioTime.format(latency)) }
             return .object(members)
         }
     }
@@ -112,4 +126,21 @@ extension Scenario {
 extension Scenario.Device: Encodable {
     /// Encodes the format's JSON form (see ``jsonValue``).
     public func encode(to encoder: any Encoder) throws { try jsonValue.encode(to: encoder) }
+}
+
+extension Read {
+    /// A bandwidth: a whole number of bytes per second, from 1 to 100 GB/s.
+    static func bandwidth(_ value: JSONValue, at path: ScenarioPath) throws(ScenarioError) -> Int64 {
+        guard case .integer(let number) = value else {
+            throw wrongType(value, at: path, expected: "a whole number of bytes per second")
+        }
+        guard number >= 1, number <= 100_000_000_000 else {
+            throw ScenarioError(
+                code: .outOfRange,
+                path: path.description,
+                message: "\(number) bytes per second is not between 1 and 100000000000"
+            )
+        }
+        return Int64(number)
+    }
 }

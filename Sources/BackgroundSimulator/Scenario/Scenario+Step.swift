@@ -84,6 +84,10 @@ extension Scenario {
             public var idle: Bool?
             /// `backgroundAppRefresh`: the system-wide Background App Refresh switch.
             public var backgroundAppRefresh: Bool?
+            /// `bandwidth`: the network's bytes per second for background transfers.
+            public var bandwidth: Int64?
+            /// `latency`: from a transfer's request to its first byte.
+            public var latency: Duration?
 
             /// Creates a change.
             public init(
@@ -92,8 +96,12 @@ extension Scenario {
                 metered: Bool? = nil,
                 lowPowerMode: Bool? = nil,
                 idle: Bool? = nil,
-                backgroundAppRefresh: Bool? = nil
+                backgroundAppRefresh: Bool? = nil,
+                bandwidth: Int64? = nil,
+                latency: Duration? = nil
             ) {
+                self.bandwidth = bandwidth
+                self.latency = latency
                 self.batteryLevel = batteryLevel
                 self.network = network
                 self.metered = metered

@@ -23,7 +23,7 @@ extension Scenario.Step {
     }
 
     private static let changeKeys = [
-        "batteryLevel", "network", "metered", "lowPowerMode", "idle", "backgroundAppRefresh",
+        "batteryLevel", "network", "metered", "lowPowerMode", "idle", "backgroundAppRefresh", "bandwidth", "latency",
     ]
 
     init(json: JSONValue, at path: ScenarioPath, context: Scenario.Context) throws(ScenarioError) {
@@ -178,7 +178,9 @@ extension Scenario.Step {
             metered: try change.optional("metered", Read.bool),
             lowPowerMode: try change.optional("lowPowerMode", Read.bool),
             idle: try change.optional("idle", Read.bool),
-            backgroundAppRefresh: try change.optional("backgroundAppRefresh", Read.bool)
+            backgroundAppRefresh: try change.optional("backgroundAppRefresh", Read.bool),
+            bandwidth: try change.optional("bandwidth", Read.bandwidth),
+            latency: try change.optional("latency", Read.duration)
         )
         if let app, let enabled = result.backgroundAppRefresh,
             result == DeviceChange(backgroundAppRefresh: enabled)
@@ -229,6 +231,8 @@ extension Scenario.Step {
             if let lowPowerMode = change.lowPowerMode { members["lowPowerMode"] = .bool(lowPowerMode) }
             if let idle = change.idle { members["idle"] = .bool(idle) }
             if let enabled = change.backgroundAppRefresh { members["backgroundAppRefresh"] = .bool(enabled) }
+            if let bandwidth = change.bandwidth { members["bandwidth"] = .integer(Int128(bandwidth)) }
+            if let latency = change.latency { members["latency"] = .string(ScenarioTime.format(latency)) }
             return .object(members)
         }
     }

@@ -5,7 +5,7 @@ extension TimelineCanvas {
     private static let darkStates: Set<String> = ["active", "background", "terminated"]
 
     /// The number of lanes each app has: state, assertions, tasks, budget, events (and modes,
-    /// for an app that held any).
+    /// for an app that held any; transfers, for an app that had any).
     static let lanesPerApp = 5
     /// The number of lanes the device section has: battery, network, events.
     static let deviceLanes = 3
@@ -48,6 +48,13 @@ extension TimelineCanvas {
                 name: "modes",
                 description: "\(app.id): background modes keeping it running, \(app.modes.count) spans",
                 style: { _ in ("mode-held", "in") }
+            )
+        }
+        if !app.transfers.isEmpty {
+            drawTransfers(
+                app.transfers,
+                id: prefix + "transfers",
+                description: "\(app.id): background transfers, \(app.transfers.count) transfers"
             )
         }
         drawBars(

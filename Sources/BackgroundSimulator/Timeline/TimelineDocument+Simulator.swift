@@ -27,7 +27,7 @@ extension TimelineDocument {
 
 /// Folds the event log into lanes.
 @MainActor
-private struct TimelineBuilder {
+struct TimelineBuilder {
     struct OpenAssertion {
         let name: String
         let start: Double
@@ -41,6 +41,8 @@ private struct TimelineBuilder {
         var tasks: [TaskRunID: (run: TaskRun, expired: Bool)] = [:]
         /// Held background modes and when each began.
         var modes: [BackgroundMode: Double] = [:]
+        /// Transfers not yet ended, by key.
+        var transfers: [TransferKey: OpenTransfer] = [:]
     }
 
     let simulator: Simulator
@@ -130,8 +132,10 @@ private struct TimelineBuilder {
             } else {
                 deviceMarkers.append(marker)
             }
-        case .user, .appCall, .appCode, .note, .reply, .transfer:
-            break  // transfers: drawn in their lane (not yet)
+        case .transfer(let activity):
+            add(activity, at: time)
+        case .user, .appCall, .appCode, .note, .reply:
+            break
         }
     }
 
@@ -290,6 +294,10 @@ extension TimelineBuilder {
             }
             for (mode, start) in lanes.modes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lanes.timeline.modes.append(TimelineSpan(start: start, end: end, label: mode.rawValue))
+            }
+            for key in lanes.transfers.keys.sorted() {
+                guard let open = lanes.transfers[key] else { continue }
+                lanes.timeline.transfers.append(open.finished(at: end, outcome: nil, detail: "still going"))
             }
             for (id, entry) in lanes.tasks.sorted(by: { $0.key < $1.key }) {
                 let start = entry.run.startedAt.seconds

@@ -91,6 +91,9 @@ public struct AppTimeline: Sendable, Hashable, Codable {
     /// The background modes that kept the app running, one span per held mode (`audio`,
     /// `location`, ...): the modes lane, drawn when the app held any.
     public var modes: [TimelineSpan] = []
+    /// Background `URLSession` transfers, each waiting (with why) and running (with how far) until
+    /// it completes or fails: the transfers lane, drawn when the app had any.
+    public var transfers: [TimelineTransfer] = []
 
     /// Creates an app's timeline; every series defaults to empty.
     ///

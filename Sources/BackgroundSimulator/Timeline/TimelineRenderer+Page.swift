@@ -4,6 +4,7 @@ extension TimelineRenderer {
         ("Lifecycle", TimelineCanvas.knownStates.map { (box("st-" + $0), $0) } + [(box("st-other"), "other")]),
         ("Assertions", ["ended", "expired", "leaked", "open"].map { (box("bar o-" + $0), $0) }),
         ("Tasks", ["succeeded", "failed", "killed", "running"].map { (box("bar o-" + $0), $0) }),
+        ("Transfers", TimelineTransfer.legendKeys.map { (box("xfer xfer-" + $0), $0) }),
         (
             "Network",
             [("net-wifi", "Wi-Fi"), ("net-cell", "cellular"), ("net-none", "none"), ("net-other", "other")]

@@ -72,6 +72,11 @@ extension TimelineRenderer {
         .net-none{fill:url(#tl-hatch-none)}
         .net-other{fill:#b9c3cd}
         .mode-held{fill:#f2c14e}
+        .xfer{stroke:rgba(15,23,42,.18);stroke-width:.5}
+        .xfer-waiting{fill:url(#tl-hatch-none)}
+        .xfer-running{fill:#2d8fd5}
+        .xfer-completed{fill:#2e9e5b}
+        .xfer-failed{fill:#d23f3f}
         .draining-area{fill:#dde5ee}
         .draining-line{stroke:#5c7a99;stroke-width:1.5;fill:none}
         .charging-area{fill:#cdeed9}

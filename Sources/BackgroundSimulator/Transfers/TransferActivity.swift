@@ -11,8 +11,8 @@ public enum TransferActivity: Sendable, Hashable, CustomStringConvertible {
     case started(TransferKey, from: Int64)
     /// `bytes` of `size` have moved (every quarter of the size).
     case progress(TransferKey, bytes: Int64, size: Int64)
-    /// An attempt failed (a dropped connection, a `5xx`); a retry follows at `retryAt`.
-    case interrupted(TransferKey, reason: String, retryAt: Instant)
+    /// An attempt failed (a dropped connection, a `5xx`); a retry follows `retryAfter` later.
+    case interrupted(TransferKey, reason: String, retryAfter: Duration)
     /// The system paused it (its conditions stopped holding) at `bytes`.
     case paused(TransferKey, bytes: Int64, [UnmetCondition])
     /// It completed with a response (`status`) after `bytes` bytes.
@@ -52,8 +52,8 @@ public enum TransferActivity: Sendable, Hashable, CustomStringConvertible {
             return from == 0
                 ? "transfer \(key.identifier) starts" : "transfer \(key.identifier) resumes at byte \(from)"
         case .progress(let key, let bytes, let size): return "transfer \(key.identifier): \(bytes) of \(size) bytes"
-        case .interrupted(let key, let reason, let retryAt):
-            return "transfer \(key.identifier) interrupted: \(reason); retry at \(retryAt)"
+        case .interrupted(let key, let reason, let retryAfter):
+            return "transfer \(key.identifier) interrupted: \(reason); retry in \(retryAfter.formattedSeconds) s"
         case .paused(let key, let bytes, let unmet):
             return "transfer \(key.identifier) paused at byte \(bytes): \(Self.words(unmet))"
         case .completed(let key, let status, let bytes):

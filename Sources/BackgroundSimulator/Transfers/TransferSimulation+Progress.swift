@@ -171,6 +171,6 @@ extension TransferSimulation {
         transfer.dataFrom = nil
         transfer.failsAt = nil
         transfers[key] = transfer
-        record(.interrupted(key, reason: reason, retryAt: simulator.now + backoff))
+        record(.interrupted(key, reason: reason, retryAfter: backoff))
     }
 }

@@ -1,0 +1,90 @@
+import BackgroundCore
+
+/// A transfer whose lane entry is still open: its closed segments and the current one.
+struct OpenTransfer {
+    var name: String
+    var about: String
+    var segments: [TimelineTransfer.Segment] = []
+    var phase: TimelineTransfer.Phase = .waiting
+    var since: Double
+    var detail: String
+
+    /// Ends the current segment at `time` and starts another.
+    mutating func enter(_ phase: TimelineTransfer.Phase, at time: Double, detail: String) {
+        close(at: time)
+        self.phase = phase
+        since = time
+        self.detail = detail
+    }
+
+    mutating func close(at time: Double) {
+        guard time > since || segments.isEmpty else { return }  // a zero-length step is not drawn
+        segments.append(TimelineTransfer.Segment(start: since, end: time, phase: phase, detail: detail))
+    }
+
+    /// The lane's entry, ended at `time`.
+    func finished(at time: Double, outcome: TimelineTransfer.Outcome?, detail: String) -> TimelineTransfer {
+        var copy = self
+        copy.close(at: time)
+        return TimelineTransfer(name: name, segments: copy.segments, outcome: outcome, detail: about + ": " + detail)
+    }
+}
+
+extension TimelineBuilder {
+    /// Folds a transfer's activity into its app's transfers lane; relaunches are app events.
+    mutating func add(_ activity: TransferActivity, at time: Double) {
+        let app = lane(activity.app)
+        switch activity {
+        case .queued(let key, let kind, let size):
+            lanes[app]?.transfers[key] = OpenTransfer(
+                name: key.identifier,
+                about: "\(kind) of \(size) bytes",
+                since: time,
+                detail: "queued"
+            )
+        case .waiting(let key, let unmet):
+            lanes[app]?.transfers[key]?.detail = TransferActivity.words(unmet)
+        case .started(let key, let from):
+            lanes[app]?.transfers[key]?.enter(
+                .running,
+                at: time,
+                detail: from == 0 ? "from the start" : "from byte \(from)"
+            )
+        case .progress(let key, let bytes, let size):
+            lanes[app]?.transfers[key]?.detail = "\(bytes) of \(size) bytes"
+        case .interrupted(let key, let reason, _):
+            lanes[app]?.transfers[key]?.enter(.waiting, at: time, detail: "\(reason); retrying")
+        case .paused(let key, let bytes, let unmet):
+            lanes[app]?.transfers[key]?.enter(
+                .waiting,
+                at: time,
+                detail: "paused at byte \(bytes): \(TransferActivity.words(unmet))"
+            )
+        case .completed(let key, let status, let bytes):
+            endTransfer(app, key, at: time, outcome: .completed, detail: "HTTP \(status), \(bytes) bytes")
+        case .failed(let key, let code, let reason):
+            endTransfer(app, key, at: time, outcome: .failed, detail: "error \(code) (\(reason))")
+        case .relaunched(_, let sessions):
+            lanes[app]?.timeline.markers.append(
+                TimelineMarker(
+                    time: time,
+                    label: "URLSession events",
+                    detail: "launched or resumed for the events of " + sessions.joined(separator: ", ")
+                )
+            )
+        case .eventsHandled:
+            break
+        }
+    }
+
+    private mutating func endTransfer(
+        _ app: AppID,
+        _ key: TransferKey,
+        at time: Double,
+        outcome: TimelineTransfer.Outcome,
+        detail: String
+    ) {
+        guard let open = lanes[app]?.transfers.removeValue(forKey: key) else { return }
+        lanes[app]?.timeline.transfers.append(open.finished(at: time, outcome: outcome, detail: detail))
+    }
+}
