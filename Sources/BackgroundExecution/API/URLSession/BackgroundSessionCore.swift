@@ -29,12 +29,20 @@ final class BackgroundSessionCore: @unchecked Sendable {
     let identifier: String
     let configuration: URLSessionConfiguration
     let service: (any TransferService)?
-    /// The application whose code created the session, if it had one then.
-    let application: UIApplication?
+    /// The application whose code created the session, if it had one then (weak: a session
+    /// outlives its process in the simulator, where many processes share one).
+    weak var application: UIApplication?
     let queue: OperationQueue
     let tasks = Mutex(Tasks())
-    /// The session, kept strongly until it is invalidated (Apple keeps the delegate so).
-    private let owner = Mutex<URLSession?>(nil)
+    /// The session, kept strongly until it is invalidated (Apple keeps the delegate so); only
+    /// weakly under a service that runs the delegate calls itself (the simulator, where a
+    /// session lives as long as the simulated process's code keeps it).
+    private let owner = Mutex(Owner())
+
+    private struct Owner {
+        var strong: URLSession?
+        weak var weak: URLSession?
+    }
 
     init(
         identifier: String,
@@ -54,7 +62,11 @@ final class BackgroundSessionCore: @unchecked Sendable {
 
     /// Connects to the service and recreates the tasks it holds for this identifier.
     func attach(to session: URLSession) {
-        owner.withLock { $0 = session }
+        let retains = !(service is any DelegateCallRunner)
+        owner.withLock { owner in
+            owner.strong = retains ? session : nil
+            owner.weak = session
+        }
         guard let service else { return }
         let options = TransferSessionOptions(
             app: service.app,
@@ -245,7 +257,7 @@ final class BackgroundSessionCore: @unchecked Sendable {
         }
     }
 
-    var session: URLSession? { owner.withLock { $0 } }
+    var session: URLSession? { owner.withLock { $0.strong ?? $0.weak } }
 
     func task(for transfer: TransferCheckpoint) -> URLSessionTask {
         tasks.withLock { tasks in
@@ -264,6 +276,6 @@ final class BackgroundSessionCore: @unchecked Sendable {
         }
         guard first, let session else { return }
         session.delegate?.urlSession(session, didBecomeInvalidWithError: nil)
-        owner.withLock { $0 = nil }
+        owner.withLock { $0 = Owner() }
     }
 }
