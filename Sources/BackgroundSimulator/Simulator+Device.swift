@@ -167,6 +167,7 @@ extension Simulator {
         deviceState.isIdle = true
         record(.device(.shutdown, deviceState))
         armedWakeup = nil
+        transferEngine?.deviceChanged()
         refreshBattery(force: true)
     }
 
@@ -191,6 +192,7 @@ extension Simulator {
         refreshSettingsWhileOff = []
         checker.checkRestored(before, core: core, at: now)
         flushViolations()
+        transferEngine?.deviceChanged()
         scheduleIdle()
         refreshBattery(force: true)
     }

@@ -142,4 +142,33 @@ struct TransferScenarioTests {
         let expected = Instant(offset: .seconds(30 * 60)) + .milliseconds(5_100)
         #expect(completed?.at == expected)
     }
+
+    @Test(
+        "The battery runs out mid-transfer: nothing moves while the device is off; plugged in, it goes on (fuzz seed 200056)"
+    )
+    func deviceOff() throws {
+        let scenario = try Scenario.decode(
+            from: Data(
+                #"""
+                {"formatVersion": 1, "name": "battery empty", "duration": "2d",
+                 "device": {"batteryLevel": 0.05, "bandwidth": 1000},
+                 "apps": [{"id": "t", "onLaunch": [{"upload": {"url": "https://e.com/a", "bytes": 40000000}}]}],
+                 "timeline": [{"at": "+1m", "user": "open", "app": "t"},
+                              {"at": "+20h", "device": {"network": "none"}},
+                              {"at": "+30h", "device": "plugIn"},
+                              {"at": "+31h", "device": {"network": "wifi", "bandwidth": 10000000}}]}
+                """#.utf8
+            )
+        )
+        let run = try ScenarioRun(scenario)
+        #expect(run.simulator.violations.isEmpty, "\(run.simulator.violations)")
+        let events = run.simulator.events
+        let off = try #require(events.first { if case .device(.shutdown, _) = $0.kind { true } else { false } })
+        let on = try #require(events.first { if case .device(.powerOn, _) = $0.kind { true } else { false } })
+        let completed = try #require(
+            Self.activities(run.simulator).first { if case .completed = $0.activity { true } else { false } }
+        )
+        #expect(completed.at > on.at, "completed after the device came back, not while it was off (\(off.at))")
+        #expect(completed.at >= Instant(offset: .seconds(31 * 3600)), "on Wi-Fi, after the network came back")
+    }
 }

@@ -59,8 +59,9 @@ final class TransferSimulation {
 
     init(simulator: Simulator) {
         self.simulator = simulator
-        self.queue = TransferQueue(device: simulator.deviceState.conditions)
-        queue.setDevice(simulator.deviceState.conditions, network: Self.transferNetwork(simulator.deviceState))
+        let (conditions, network) = Self.transferConditions(simulator.deviceState)
+        self.queue = TransferQueue(device: conditions)
+        queue.setDevice(conditions, network: network)
     }
 
     deinit {
@@ -68,8 +69,11 @@ final class TransferSimulation {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    static func transferNetwork(_ state: DeviceState) -> TransferNetwork {
-        TransferNetwork(network: state.network, isExpensive: state.isMetered)
+    /// What the transfer queue sees of the device: a device that is off has no network.
+    static func transferConditions(_ state: DeviceState) -> (DeviceConditions, TransferNetwork) {
+        var conditions = state.conditions
+        if !state.isOn { conditions.network = .none }
+        return (conditions, TransferNetwork(network: conditions.network, isExpensive: state.isMetered))
     }
 
     func service(for app: AppID) -> SimulatedTransferService {
@@ -167,11 +171,15 @@ final class TransferSimulation {
         reschedule()
     }
 
-    /// The device's network or power changed.
+    /// The device's network or power changed, or it switched off or on: nothing moves while it
+    /// is off; once it is on again, apps with events waiting are relaunched for them.
     func deviceChanged() {
         count()
-        queue.setDevice(simulator.deviceState.conditions, network: Self.transferNetwork(simulator.deviceState))
+        let (conditions, network) = Self.transferConditions(simulator.deviceState)
+        queue.setDevice(conditions, network: network)
         reschedule()
+        guard simulator.deviceState.isOn else { return }
+        for app in Set(undelivered.map(\.app)).sorted() { deliverPending(app) }
     }
 
     /// The process ended: its sessions' links go with it.
