@@ -43,6 +43,13 @@ package enum AppContainer {
         return path
     }
 
+    /// Makes the containers' directory `root` if missing and checks it and every directory on
+    /// the way (root's, writable by nobody else, searchable by the apps), as ``prepare(_:user:containers:)``
+    /// will: the daemon checks it at start-up.
+    package static func checkRoot(_ root: String) throws(DaemonError) {
+        close(try openWalkable(root))
+    }
+
     /// The variables that put the app's files in its container: `HOME` and the XDG base
     /// directories (which the app creates as it needs them, as the specification says).
     package static func environment(_ container: String) -> [String: String] {

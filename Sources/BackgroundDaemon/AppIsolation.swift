@@ -18,10 +18,11 @@ public enum AppIsolation: Sendable, Hashable, CustomStringConvertible {
     /// Every app under the daemon's uid.
     case sharedUser(uid: UInt32, reason: String)
 
-    /// The default directory of the apps' containers with per-app uids: every app's container is
-    /// `<containers>/<bundle identifier>`. It is outside the daemon's `0700` state directory,
-    /// because an app must be able to reach its own container by path.
-    public static let defaultContainers = "/var/lib/backgroundd/containers"
+    /// The directory of the apps' containers with per-app uids unless `--containers` names
+    /// another: `<state>/containers`, one per daemon (every app's container is
+    /// `<containers>/<bundle identifier>`). The daemon makes its state directory `0711` in this
+    /// mode (searchable, not listable), because an app must reach its own container by path.
+    public static func defaultContainers(state: String) -> String { state + "/containers" }
 
     /// Every app under the daemon's own uid, per-app uids turned off: what a daemon that is
     /// not started by `backgroundd` (tests, embedding) uses unless told otherwise.
@@ -36,11 +37,12 @@ public enum AppIsolation: Sendable, Hashable, CustomStringConvertible {
     ///   - requested: The range to use, or nil when per-app uids are turned off.
     ///   - explicit: Whether the range was asked for explicitly: then a daemon that is not root
     ///     is an error, not a quiet fallback.
+    ///   - containers: The directory of the apps' containers (``defaultContainers(state:)``).
     /// - Throws: ``DaemonError`` with code `.badConfiguration` for an explicit range without root.
     public static func choose(
         requested: AppUserRange?,
         explicit: Bool,
-        containers: String?,
+        containers: String,
         effectiveUID: UInt32
     ) throws(DaemonError) -> AppIsolation {
         guard let range = requested else {
@@ -55,7 +57,7 @@ public enum AppIsolation: Sendable, Hashable, CustomStringConvertible {
             }
             return .sharedUser(uid: effectiveUID, reason: "the daemon is not root")
         }
-        return .perAppUsers(range, containers: containers ?? defaultContainers)
+        return .perAppUsers(range, containers: containers)
     }
 
     /// `per-app-uids` or `shared-uid`, for `--json`.

@@ -59,13 +59,7 @@ public struct DaemonService: Service {
 
     /// Opens the state directory, the store and the manifests, and builds the engine.
     public func open() throws(DaemonError) -> (DaemonEngine, BackgroundStore) {
-        for (path, access) in [(paths.state, SecureDirectory.Access.privateToOwner), (paths.reports, .ownerWritable)] {
-            do {
-                _ = try SecureDirectory.open(path, access: access)
-            } catch {
-                throw DaemonError(.unsafeDirectory, "\(error)")
-            }
-        }
+        try openStateDirectories()
         let store: BackgroundStore
         do {
             store = try BackgroundStore(path: paths.store)
@@ -113,6 +107,29 @@ public struct DaemonService: Service {
             )
         }
         return (engine, store)
+    }
+}
+
+extension DaemonService {
+    /// The state and reports directories, checked (made if missing). With per-app uids the state
+    /// directory is `0711` (searchable, not listable), and the containers' directory is made and
+    /// checked now, so that a place the apps cannot reach stops the daemon at start-up, naming
+    /// the directory, rather than each app's launch.
+    func openStateDirectories() throws(DaemonError) {
+        let state: SecureDirectory
+        do {
+            state = try SecureDirectory.open(
+                paths.state,
+                access: isolation.hasAppUsers ? .ownerWritable : .privateToOwner
+            )
+            if isolation.hasAppUsers { try SystemCall.changeMode(of: state.descriptor, to: 0o711) }
+            _ = try SecureDirectory.open(paths.reports, access: .ownerWritable)
+        } catch {
+            throw DaemonError(.unsafeDirectory, "\(error)")
+        }
+        if case .perAppUsers(_, let containers) = isolation {
+            try AppContainer.checkRoot(containers)
+        }
     }
 }
 

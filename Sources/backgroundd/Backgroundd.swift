@@ -15,10 +15,12 @@ struct Backgroundd: AsyncParsableCommand {
         commandName: "backgroundd",
         abstract: "The background execution system as a daemon: apps connect over a Unix-domain socket.",
         discussion: """
-            With no options: state in $XDG_STATE_HOME/backgroundd (else ~/.local/state/backgroundd), \
-            the socket in $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock (else <state>/run/backgroundd.sock), \
-            manifests in <state>/apps. SIGTERM or SIGINT shuts it down gracefully. Exit status: \
-            docs/exit-codes.md.
+            With no options: state in $XDG_STATE_HOME/backgroundd (else ~/.local/state/backgroundd; \
+            as root /var/lib/backgroundd), the socket in $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock \
+            (else <state>/run/backgroundd.sock; as root /run/backgroundd/backgroundd.sock, or \
+            <state>/run/backgroundd.sock with another state directory), manifests in <state>/apps; as \
+            root every app under a uid of its own. SIGTERM or SIGINT shuts it down gracefully. Exit \
+            status: docs/exit-codes.md.
             """
     )
 
@@ -51,14 +53,16 @@ struct Backgroundd: AsyncParsableCommand {
 
     @Option(
         help: """
-            Per-app uids: auto (each app under a uid of its own from 200000-265535 when the daemon runs \
-            as root, else every app under the daemon's uid), off (every app under the daemon's uid), \
-            or <first>-<last> (that range; needs root). SECURITY.md says what each mode guarantees.
+            Per-app uids: auto, the default (each app under a uid of its own from 200000-265535 when \
+            the daemon runs as root, else every app under the daemon's uid), off (every app under the \
+            daemon's uid: weaker, apps can then signal and ptrace each other and read each other's \
+            files), or <first>-<last> (that range; needs root). SECURITY.md says what each mode \
+            guarantees.
             """
     )
-    var appUsers: String = "off"
+    var appUsers: String = "auto"
 
-    @Option(help: "With per-app uids: the directory of the apps' containers (default /var/lib/backgroundd/containers).")
+    @Option(help: "With per-app uids: the directory of the apps' containers (default <state>/containers).")
     var containers: String?
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error.")
@@ -100,7 +104,7 @@ struct Backgroundd: AsyncParsableCommand {
         else {
             throw ValidationError("--cgroup-subtree: \(cgroupSubtree) is not one cgroup name")
         }
-        let isolation = try appIsolation()
+        let isolation = try appIsolation(state: paths.state)
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level
         let processes: any AppProcesses
@@ -143,7 +147,7 @@ struct Backgroundd: AsyncParsableCommand {
 
 extension Backgroundd {
     /// `--app-users` and `--containers`: per-app uids, or every app under the daemon's uid.
-    func appIsolation() throws -> AppIsolation {
+    func appIsolation(state: String) throws -> AppIsolation {
         if let containers, !containers.hasPrefix("/") || containers.split(separator: "/").contains("..") {
             throw ValidationError("--containers: \(containers) is not an absolute path without '..'")
         }
@@ -162,7 +166,7 @@ extension Backgroundd {
             return try AppIsolation.choose(
                 requested: requested,
                 explicit: !["auto", "off"].contains(appUsers),
-                containers: containers,
+                containers: containers ?? AppIsolation.defaultContainers(state: state),
                 effectiveUID: UInt32(geteuid())
             )
         } catch {

@@ -8,7 +8,7 @@ import Foundation
 struct DaemonOptions: ParsableArguments {
     @Option(
         help:
-            "The daemon's socket (default: $BACKGROUNDD_SOCKET, $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock, <state>/run/backgroundd.sock)."
+            "The daemon's socket (default: $BACKGROUNDD_SOCKET, $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock, <state>/run/backgroundd.sock; as root /run/backgroundd/backgroundd.sock)."
     )
     var socket: String?
 

@@ -174,19 +174,19 @@ struct AppUserTableTests {
     func chooseMode() throws {
         let range = AppUserRange.standard
         #expect(
-            try AppIsolation.choose(requested: range, explicit: false, containers: nil, effectiveUID: 0)
-                == .perAppUsers(range, containers: AppIsolation.defaultContainers)
+            try AppIsolation.choose(requested: range, explicit: false, containers: "/s/containers", effectiveUID: 0)
+                == .perAppUsers(range, containers: "/s/containers")
         )
         #expect(
-            try AppIsolation.choose(requested: range, explicit: false, containers: nil, effectiveUID: 1000)
+            try AppIsolation.choose(requested: range, explicit: false, containers: "/s/containers", effectiveUID: 1000)
                 == .sharedUser(uid: 1000, reason: "the daemon is not root")
         )
         #expect(
-            try AppIsolation.choose(requested: nil, explicit: false, containers: nil, effectiveUID: 0).name
+            try AppIsolation.choose(requested: nil, explicit: false, containers: "/s/containers", effectiveUID: 0).name
                 == "shared-uid"
         )
         #expect {
-            try AppIsolation.choose(requested: range, explicit: true, containers: nil, effectiveUID: 1000)
+            try AppIsolation.choose(requested: range, explicit: true, containers: "/s/containers", effectiveUID: 1000)
         } throws: { error in
             "\(error)".contains("needs root (this daemon runs as uid 1000)")
         }

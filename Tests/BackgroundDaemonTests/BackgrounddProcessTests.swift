@@ -12,16 +12,20 @@ struct BackgrounddProcessTests {
         let home = try TemporaryDirectory()
         defer { home.remove() }
         let state = home.path + "/.local/state/backgroundd"
+        // Searchable: as root the apps run under their own uids and reach containers in the state.
         try FileManager.default.createDirectory(
-            atPath: state + "/apps",
+            atPath: state,
             withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
+            attributes: [.posixPermissions: 0o711]
         )
+        try FileManager.default.createDirectory(atPath: state + "/apps", withIntermediateDirectories: false)
         try home.write(".local/state/backgroundd/apps/good.json", manifestJSON("com.example.good"))
         try home.write(".local/state/backgroundd/apps/bad.json", "{")
         let process = Process()
         process.executableURL = builtExecutable("backgroundd")
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        // Root's default is /var/lib/backgroundd, never a test's to use: root is given its XDG_STATE_HOME.
+        let xdg = geteuid() == 0 ? ["XDG_STATE_HOME": home.path + "/.local/state"] : [:]
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(xdg) { _, xdg in xdg }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -44,6 +48,8 @@ struct BackgrounddProcessTests {
         #expect(apps?.json.contains("com.example.good") == true)
         #expect(status == 0, "\(log)")
         #expect(log.contains("manifest bad.json not loaded"))
+        // Secure by default: as root every app gets a uid of its own, with no option given.
+        #expect(log.contains(geteuid() == 0 ? "isolation: per-app uids" : "isolation: shared uid"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(FileManager.default.fileExists(atPath: state + "/store.sqlite"))
     }

@@ -22,7 +22,8 @@ struct DaemonConnectionTests {
         init() throws {
             directory = try TemporaryDirectory()
             log = directory.path + "/app.log"
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            // Open to all: the daemon starts the app under a uid of its own when it runs as root.
+            _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
             let manifest: [String: Any] = [
                 "CFBundleIdentifier": DaemonConnectionTests.app,
                 "BGTaskSchedulerPermittedIdentifiers": [DaemonConnectionTests.task],

@@ -6,14 +6,17 @@ import Foundation
 import Logging
 import Synchronization
 
-/// A fresh directory under /tmp, removed by `remove()`.
+/// A fresh directory under /tmp, `0711`, removed by `remove()`.
 struct TemporaryDirectory {
     let path: String
 
+    /// `0711` (searchable, not listable): a root daemon started in its default mode, per-app
+    /// uids, puts the apps' containers in its state directory, which its apps must reach.
     init() throws {
         var template = Array("/tmp/backgroundd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         path = String(cString: made)
+        chmod(path, 0o711)
     }
 
     func write(_ name: String, _ text: String, mode: Int = 0o600) throws {

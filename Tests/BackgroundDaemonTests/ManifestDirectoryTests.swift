@@ -84,7 +84,10 @@ struct DaemonPathsTests {
     @Test("XDG_STATE_HOME and XDG_RUNTIME_DIR when set")
     func xdg() throws {
         let paths = try #require(
-            DaemonPaths(environment: ["HOME": "/home/me", "XDG_STATE_HOME": "/s", "XDG_RUNTIME_DIR": "/run/user/1000/"])
+            DaemonPaths(
+                environment: ["HOME": "/home/me", "XDG_STATE_HOME": "/s", "XDG_RUNTIME_DIR": "/run/user/1000/"],
+                effectiveUID: 1000
+            )
         )
         #expect(paths.state == "/s/backgroundd")
         #expect(paths.store == "/s/backgroundd/store.sqlite")
@@ -95,10 +98,32 @@ struct DaemonPathsTests {
     @Test("without XDG_RUNTIME_DIR the socket is in the state directory; relative values are ignored")
     func fallback() throws {
         let paths = try #require(
-            DaemonPaths(environment: ["HOME": "/home/me", "XDG_STATE_HOME": "relative", "XDG_RUNTIME_DIR": ""])
+            DaemonPaths(
+                environment: ["HOME": "/home/me", "XDG_STATE_HOME": "relative", "XDG_RUNTIME_DIR": ""],
+                effectiveUID: 1000
+            )
         )
         #expect(paths.state == "/home/me/.local/state/backgroundd")
         #expect(paths.socket == "/home/me/.local/state/backgroundd/run/backgroundd.sock")
+    }
+
+    @Test(
+        "root: /var/lib/backgroundd and /run/backgroundd, never root's home or /run/user/0; a state of its own keeps its socket"
+    )
+    func root() throws {
+        let system = try #require(
+            DaemonPaths(environment: ["HOME": "/root", "XDG_RUNTIME_DIR": "/run/user/0"], effectiveUID: 0)
+        )
+        #expect(system.state == "/var/lib/backgroundd")
+        #expect(system.store == "/var/lib/backgroundd/store.sqlite")
+        #expect(system.socket == "/run/backgroundd/backgroundd.sock")
+        let own = try #require(DaemonPaths(environment: ["HOME": "/root"], state: "/srv/d", effectiveUID: 0))
+        #expect(own.socket == "/srv/d/run/backgroundd.sock")
+        let xdg = try #require(DaemonPaths(environment: ["XDG_STATE_HOME": "/s/"], effectiveUID: 0))
+        #expect(xdg.state == "/s/backgroundd")
+        #expect(xdg.socket == "/s/backgroundd/run/backgroundd.sock")
+        let named = try #require(DaemonPaths(environment: ["BACKGROUNDD_SOCKET": "/r/b.sock"], effectiveUID: 0))
+        #expect(named.socket == "/r/b.sock")
     }
 
     @Test("explicit values come first")

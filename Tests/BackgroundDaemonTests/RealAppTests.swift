@@ -47,7 +47,11 @@ struct RealAppTests {
         ]
         var manifests: [String: [String: Any]] = ["worker.json": worker, "leaky.json": leaky]
         let group = directory.path + "/state/group"
-        for (name, file) in [("locker", group + "/notes.db"), ("private", directory.path + "/state/private.db")] {
+        // The private lock's file: sticky and open to all, as /tmp, since the app may run as its own uid.
+        let scratch = directory.path + "/scratch"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        chmod(scratch, 0o1777)
+        for (name, file) in [("locker", group + "/notes.db"), ("private", scratch + "/private.db")] {
             // Both share state/group; the locker locks a file in it, the private one outside it.
             manifests[name + ".json"] = [
                 "CFBundleIdentifier": "com.example.\(name)",
@@ -106,6 +110,7 @@ struct RealAppTests {
     struct WorkerSeen: Sendable {
         var launchedForTask = false
         var incarnation = 0
+        var uid = -1
         var frozenWhenIdle = false
         var thawedWhenOpened = false
         var frozenAgain = false
@@ -125,6 +130,7 @@ struct RealAppTests {
             }
             let worker = try daemon.apps()["com.example.worker"]
             seen.incarnation = worker?["incarnation"] as? Int ?? 0
+            seen.uid = worker?["uid"] as? Int ?? -1
             guard let pid = worker?["pid"] as? Int else { return seen }
             seen.frozenWhenIdle = Self.waitFor(seconds: 10) { Self.isFrozen(pid) }
             _ = try daemon.bgctl(["open", "com.example.worker"])
@@ -141,6 +147,8 @@ struct RealAppTests {
             return seen
         }
         #expect(seen.launchedForTask, "the worker was not launched for its task (incarnation \(seen.incarnation))")
+        // The daemon's default: as root, the app runs under a uid of its own (SECURITY.md).
+        #expect(geteuid() != 0 || seen.uid >= 200_000, "uid \(seen.uid)")
         #expect(seen.frozenWhenIdle)
         #expect(seen.thawedWhenOpened)
         #expect(seen.frozenAgain)
