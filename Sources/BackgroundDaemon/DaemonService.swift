@@ -44,6 +44,12 @@ public struct DaemonService: Service {
     public func run() async throws {
         let (engine, store) = try open()
         let server = try await DaemonServer.start(engine: engine, paths: paths, limits: limits, logger: logger)
+        // After the start: the server makes the socket's own directory 0711.
+        if isolation.hasAppUsers, let closed = AppContainer.unsearchableAncestor(of: paths.socket) {
+            logger.warning(
+                "apps under their own uids cannot reach the socket \(paths.socket) (\(closed) is not searchable by them): they keep the connection they start with, but cannot connect again after a restart; pass --socket in a searchable directory"
+            )
+        }
         engine.armTimer()
         onReady?(engine)
         try? await gracefulShutdown()
@@ -96,11 +102,6 @@ public struct DaemonService: Service {
         )
         (processes as? SpawnedAppProcesses)?.bind(engine)
         logger.notice("process control: \(processes.mechanism); isolation: \(isolation)")
-        if isolation.hasAppUsers, let closed = AppContainer.unsearchableAncestor(of: paths.socket) {
-            logger.warning(
-                "apps under their own uids cannot reach the socket \(paths.socket) (\(closed) is not searchable by them): they keep the connection they start with, but cannot connect again after a restart; pass --socket in a searchable directory"
-            )
-        }
         if case .sharedUser(uid: 0, _) = isolation {
             logger.warning(
                 "backgroundd runs as root and starts every app as root: --app-users auto gives each app a uid of its own (SECURITY.md)"

@@ -50,6 +50,7 @@ struct BackgrounddProcessTests {
         #expect(log.contains("manifest bad.json not loaded"))
         // Secure by default: as root every app gets a uid of its own, with no option given.
         #expect(log.contains(geteuid() == 0 ? "isolation: per-app uids" : "isolation: shared uid"), "\(log)")
+        #expect(!log.contains("cannot reach the socket"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(FileManager.default.fileExists(atPath: state + "/store.sqlite"))
     }
