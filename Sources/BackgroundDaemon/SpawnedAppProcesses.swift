@@ -286,10 +286,3 @@ enum SocketLinkIDs {
     private static let counter = Atomic<Int>(1 << 40)
     static func next() -> Int { counter.add(1, ordering: .relaxed).newValue }
 }
-
-extension HeldLock {
-    /// The lock as the termination report lists it.
-    var reportEntry: TerminationReportDocument.HeldLock {
-        .init(path: path, kind: kind.rawValue, access: access.rawValue, start: start, end: end, pid: pid)
-    }
-}

@@ -1,3 +1,5 @@
+public import BackgroundExecution
+
 /// A file lock an app holds on a file in a shared container, as `/proc/locks` shows it.
 public struct HeldLock: Sendable, Hashable, CustomStringConvertible {
     /// The family of lock, as `/proc/locks` names it.
@@ -51,10 +53,12 @@ public struct HeldLock: Sendable, Hashable, CustomStringConvertible {
         self.inode = inode
     }
 
-    /// `POSIX WRITE lock on /srv/group/db.sqlite (bytes 0-EOF, pid 4242)`.
-    public var description: String {
-        let range = "bytes \(start)-\(end.map(String.init) ?? "EOF")"
-        let owner = pid.map { ", pid \($0)" } ?? ""
-        return "\(kind.rawValue) \(access.rawValue) lock on \(path) (\(range)\(owner))"
+    /// The lock as a termination report lists it (`0xdead10cc`).
+    public var reportEntry: TerminationReportDocument.HeldLock {
+        .init(path: path, kind: kind.rawValue, access: access.rawValue, start: start, end: end, pid: pid)
     }
+
+    /// `POSIX WRITE lock on /srv/group/db.sqlite (bytes 0-EOF, pid 4242)`: the report's line
+    /// (``TerminationReportDocument/HeldLock/description``), the one place it is formatted.
+    public var description: String { reportEntry.description }
 }

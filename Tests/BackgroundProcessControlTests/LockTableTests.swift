@@ -1,3 +1,4 @@
+import BackgroundExecution
 import Testing
 
 @testable import BackgroundProcessControl
@@ -82,6 +83,9 @@ struct LockTableTests {
         #expect(lock.description == "OFDLCK WRITE lock on /srv/group/db.sqlite (bytes 0-EOF)")
         let posix = HeldLock(path: "/g/x", kind: .posix, access: .read, start: 5, end: 9, pid: 42, inode: 2)
         #expect(posix.description == "POSIX READ lock on /g/x (bytes 5-9, pid 42)")
+        // One formatting: the report's entry (what the daemon writes) says the same line.
+        #expect(posix.reportEntry == .init(path: "/g/x", kind: "POSIX", access: "READ", start: 5, end: 9, pid: 42))
+        #expect(lock.reportEntry.description == lock.description)
     }
 }
 
