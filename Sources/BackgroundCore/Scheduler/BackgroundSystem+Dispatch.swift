@@ -24,7 +24,7 @@ extension BackgroundSystem {
         do {
             // A read-only view of the records for the staleness check; it ends with this scope,
             // before the records change, so the array is never copied.
-            let records = apps
+            let records = apps.records
             released = queue.releaseDue(at: now, unmet: unmetGates) { Self.isCurrent($0, in: records) }
         }
         for entry in released {
@@ -189,6 +189,8 @@ extension BackgroundSystem {
     /// Keeps ``busyApps`` (apps with tasks running or waiting for their launch) up to date.
     mutating func refreshBusy(_ index: Int) {
         let busy = !apps[index].running.isEmpty || !apps[index].awaitingLaunch.isEmpty
+        guard busy != busyApps.contains(index) else { return }
+        apps.markChanged(index)  // whether it can have deadlines changed
         if busy { busyApps.insert(index) } else { busyApps.remove(index) }
     }
 
@@ -209,7 +211,7 @@ extension BackgroundSystem {
         while let top = parkedWakes.min, apps[top.app].parkedUntil != top.at { _ = parkedWakes.removeMin() }
         var queued: Instant?
         do {
-            let records = apps
+            let records = apps.records
             queued = queue.nextDue(unmet: unmetGates) { Self.isCurrent($0, in: records) }
         }
         switch (queued, parkedWakes.min?.at) {

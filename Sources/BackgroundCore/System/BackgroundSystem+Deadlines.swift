@@ -51,26 +51,44 @@ extension BackgroundSystem {
         return best
     }
 
-    /// The earliest deadline of all apps, and whose it is.
-    func earliestDeadline() -> (at: Instant, kind: DeadlineKind, index: Int)? {
-        var best: (at: Instant, kind: DeadlineKind, index: Int)?
-        // Only apps in the background or running tasks can have deadlines; ties go to the
-        // lower index, so the order does not depend on the sets' iteration order.
-        for index in backgroundApps {
-            guard let found = deadline(ofAppAt: index) else { continue }
-            if best == nil || (found.at, index) < (best!.at, best!.index) { best = (found.at, found.kind, index) }
+    /// The deadline the index keeps for an app: its earliest, if it is in the background or
+    /// running tasks (no other app can have one).
+    func indexedDeadline(ofAppAt index: Int) -> Instant? {
+        guard backgroundApps.contains(index) || busyApps.contains(index) else { return nil }
+        return deadline(ofAppAt: index)?.at
+    }
+
+    /// Brings the deadline index up to date with the records changed since it last looked,
+    /// counting each as a visit.
+    mutating func refreshDeadlineIndex() {
+        guard apps.hasChangesForDeadlines else { return }
+        let changed = apps.takeChangedForDeadlines()
+        countVisits(changed.count)
+        for index in changed {
+            deadlineIndex.set(indexedDeadline(ofAppAt: index), forAppAt: index)
         }
-        for index in busyApps where !backgroundApps.contains(index) {
+    }
+
+    /// The earliest deadline of all apps, and whose it is, from the index: the apps whose
+    /// records changed since the last search, then the one whose deadline it is. Ties go to the
+    /// lower record index.
+    mutating func searchDeadlines() -> (at: Instant, kind: DeadlineKind, index: Int)? {
+        refreshDeadlineIndex()
+        guard let entry = deadlineIndex.earliest(), let found = deadline(ofAppAt: entry.app) else { return nil }
+        assert(found.at == entry.at, "the deadline index is stale for \(apps[entry.app].id)")
+        countVisits(1)
+        return (found.at, found.kind, entry.app)
+    }
+
+    /// The earliest deadline of all apps by visiting every app that can have one: what the
+    /// index must agree with (the full invariant check compares them).
+    func scanEarliestDeadline() -> (at: Instant, kind: DeadlineKind, index: Int)? {
+        var best: (at: Instant, kind: DeadlineKind, index: Int)?
+        for index in backgroundApps.union(busyApps) {
             guard let found = deadline(ofAppAt: index) else { continue }
             if best == nil || (found.at, index) < (best!.at, best!.index) { best = (found.at, found.kind, index) }
         }
         return best
-    }
-
-    /// ``earliestDeadline()``, counting the apps it visits in ``appsVisited``.
-    mutating func searchDeadlines() -> (at: Instant, kind: DeadlineKind, index: Int)? {
-        countVisits(backgroundApps.count + busyApps.count)
-        return earliestDeadline()
     }
 
     mutating func countVisits(_ apps: Int) {

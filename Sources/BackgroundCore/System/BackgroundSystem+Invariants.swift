@@ -1,11 +1,14 @@
 extension BackgroundSystem {
-    /// Checks the rules that must hold between any two events, and returns each one broken.
+    /// Checks the rules that must hold between any two events, over every app, and returns
+    /// each one broken.
     ///
-    /// Runs after every event in debug builds only (`#if DEBUG`, as swift-collections'
-    /// `_checkInvariants` and TigerBeetle's `defer self.invariants()`), whoever drives the core.
-    /// Release builds, the simulator's included, do not run it; the simulator's own invariant
-    /// checker (`InvariantViolation`) checks the rules visible from outside the core after every
-    /// event, in every build.
+    /// Debug builds (`#if DEBUG`, as swift-collections' `_checkInvariants` and TigerBeetle's
+    /// `defer self.invariants()`) check after every event, whoever drives the core: the apps
+    /// whose records the event changed (``checkInvariants(ofAppsAt:)``), and every
+    /// ``fullCheckInterval``-th event all of them with this check, so a rule broken outside the
+    /// records (a stale set or index) is found too. Release builds, the simulator's included,
+    /// do not run it; the simulator's own invariant checker (`InvariantViolation`) checks the
+    /// rules visible from outside the core after every event, in every build.
     ///
     /// - Returns: One sentence per broken rule; empty when all hold.
     public func checkInvariants() -> [String] {
@@ -13,21 +16,59 @@ extension BackgroundSystem {
         if appIndex.count != apps.count {
             found.append("app index has \(appIndex.count) entries for \(apps.count) apps")
         }
-        for (position, record) in apps.enumerated() {
-            if appIndex[record.id] != position { found.append("\(record.id): index does not point at its record") }
-            found += record.ledger.violations().map { "\(record.id): \($0)" }
-            found += violations(of: record).map { "\(record.id): \($0)" }
-        }
+        found += checkInvariants(ofAppsAt: Array(apps.indices))
         let background = Set(apps.indices.filter { apps[$0].state == .background })
         if backgroundApps != background { found.append("the set of apps in the background is stale") }
         let busy = Set(apps.indices.filter { !apps[$0].running.isEmpty || !apps[$0].awaitingLaunch.isEmpty })
         if busyApps != busy { found.append("the set of apps running tasks is stale") }
-        if appDeadline != earliestDeadline()?.at { found.append("cached next app deadline is stale") }
+        if appDeadline != scanEarliestDeadline()?.at { found.append("cached next app deadline is stale") }
+        for index in apps.indices where !apps.isPendingForDeadlines(index) {
+            if deadlineIndex.deadline(ofAppAt: index) != indexedDeadline(ofAppAt: index) {
+                found.append("\(apps[index].id): the deadline index is stale")
+            }
+        }
+        return found
+    }
+
+    /// Checks the rules of the apps at `indices` (their records, their membership in the sets
+    /// of apps that can have deadlines, the cached next deadline against theirs) and the
+    /// system-wide ones that cost no scan; returns each one broken.
+    func checkInvariants(ofAppsAt indices: [Int]) -> [String] {
+        var found: [String] = []
+        for position in indices {
+            let record = apps[position]
+            if appIndex[record.id] != position { found.append("\(record.id): index does not point at its record") }
+            found += record.ledger.violations().map { "\(record.id): \($0)" }
+            found += violations(of: record).map { "\(record.id): \($0)" }
+            if backgroundApps.contains(position) != (record.state == .background) {
+                found.append("\(record.id): the set of apps in the background is stale")
+            }
+            if busyApps.contains(position) != (!record.running.isEmpty || !record.awaitingLaunch.isEmpty) {
+                found.append("\(record.id): the set of apps running tasks is stale")
+            }
+            if let due = indexedDeadline(ofAppAt: position), appDeadline.map({ due < $0 }) ?? true {
+                found.append("\(record.id): its deadline \(due) is before the cached next app deadline")
+            }
+        }
         if let next = nextDeadline, let app = appDeadline, next > app {
             found.append("next deadline is after an app deadline")
         }
         return found
     }
+
+    #if DEBUG
+    /// How often the check after an event covers every app (``checkInvariants()``).
+    static let fullCheckInterval = 256
+
+    /// The check after an event: the apps it changed, and every app every
+    /// ``fullCheckInterval``-th event.
+    mutating func checkInvariantsAfterEvent() -> [String] {
+        eventsChecked &+= 1
+        let changed = apps.takeChangedForInvariants()
+        if eventsChecked % Self.fullCheckInterval == 0 { return checkInvariants() }
+        return checkInvariants(ofAppsAt: changed)
+    }
+    #endif
 
     private func violations(of record: AppRecord) -> [String] {
         var found: [String] = []

@@ -36,7 +36,8 @@ public struct BackgroundSystem: Sendable {
     /// The policy's grant rule, kept apart so a begin reads three numbers, not the policy.
     let grantRule: GrantRule
 
-    var apps: [AppRecord] = []
+    /// The records, noting which ones change (for the deadline index and the debug checks).
+    var apps = AppTable()
     var appIndex: [AppID: Int] = [:]
     var device = DeviceRefreshSettings()
     var deviceConditions = DeviceConditions()
@@ -48,10 +49,15 @@ public struct BackgroundSystem: Sendable {
     var runCount = 0
     /// The earliest per-app deadline (budgets, watchdogs, task runs), cached.
     var appDeadline: Instant?
+    /// Each app's next deadline, ordered; updated for the records that changed.
+    var deadlineIndex = DeadlineIndex()
+    #if DEBUG
+    /// Events checked so far: every ``fullCheckInterval``-th gets the full check.
+    var eventsChecked = 0
+    #endif
     /// The record index last looked up.
     var lastLookup: Int?
-    /// Apps in the background: with ``busyApps``, the only ones that can have deadlines, so
-    /// finding the next deadline never scans every app.
+    /// Apps in the background: with ``busyApps``, the only ones that can have deadlines.
     var backgroundApps: Set<Int> = []
     /// The memory pressure last reported (``Event/memoryPressure(_:)``).
     var memoryPressure = MemoryPressure.normal
@@ -118,7 +124,7 @@ public struct BackgroundSystem: Sendable {
         if nextDeadline.map({ $0 > now }) ?? true, handleInForeground(event, at: now, into: &effects, reply: &reply) {
             self.now = now
             #if DEBUG
-            let violations = checkInvariants()
+            let violations = checkInvariantsAfterEvent()
             assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
             #endif
             return reply
@@ -132,7 +138,7 @@ public struct BackgroundSystem: Sendable {
         if effects.count != effectCount { appDeadline = searchDeadlines()?.at }  // runs may have started
         updateWakeup(into: &effects)
         #if DEBUG
-        let violations = checkInvariants()
+        let violations = checkInvariantsAfterEvent()
         assert(violations.isEmpty, "BackgroundSystem invariants violated after \(event) at \(now): \(violations)")
         #endif
         return reply
