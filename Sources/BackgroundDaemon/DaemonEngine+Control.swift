@@ -101,6 +101,7 @@ extension DaemonEngine {
                     "pid": processes.pid(of: app).map { Int($0) as Any } ?? NSNull(),
                     "uid": state.installed[app]?.user.map { Int($0.uid) as Any } ?? NSNull(),
                     "modes": heldModes(app, in: state, at: now),
+                    "restartGrace": inRestartGrace(app, in: state),
                 ]
             }
         }
@@ -110,6 +111,7 @@ extension DaemonEngine {
             : rows.map {
                 "\($0["app"]!)  \($0["state"]!)  assertions \($0["assertions"]!)  pending \($0["pendingRequests"]!)"
                     + Self.modesText($0["modes"] as? [[String: Any]] ?? [])
+                    + ($0["restartGrace"] as? Bool == true ? "  (carried on after a restart: may connect again)" : "")
             }
             .joined(separator: "\n")
         return reply(.ok, text, ["apps": rows])

@@ -5,18 +5,60 @@ extension DaemonEngine {
     /// Takes over an app's process that declares what it holds (its hello's
     /// ``AppDeclaration``): the daemon restarted under it, so the core has no record of it.
     ///
-    /// The process is launched in the core in the state it declares, its launch handlers are
-    /// registered, its assertions are recorded under the identifiers its code holds (a gap in
-    /// the identifiers is allowed; the budget is a fresh one), and its launch is finished if it
-    /// was. The callbacks the launch would ask of the app (`didFinishLaunching`, the background
-    /// wake) ran in this process long ago, so the daemon answers them itself: the app is never
-    /// ended for a gap its restart caused. The caller holds the app in `connecting` (its
-    /// `.launch` is this process, not a spawn) and collects the effects in `awaitingConnection`.
+    /// The process is launched in the core in the state it declares, and the declaration is
+    /// applied (``apply(_:to:alreadyRegistered:)``). The callbacks the launch would ask of the
+    /// app (`didFinishLaunching`, the background wake) ran in this process long ago, so the
+    /// daemon answers them itself: the app is never ended for a gap its restart caused. The
+    /// caller holds the app in `connecting` (its `.launch` is this process, not a spawn) and
+    /// collects the effects in `awaitingConnection`.
     func takeOver(_ app: AppID, declaring declaration: AppDeclaration) {
         let background = !declaration.lifecycleState.isForeground
         deliver(.launch(app, background ? .background : .foreground))
         if declaration.lifecycleState == .active { deliver(.activate(app)) }
-        for identifier in declaration.registeredIdentifiers.sorted() {
+        apply(declaration, to: app, alreadyRegistered: [], finishing: declaration.launchFinished)
+        if background { deliver(.backgroundWakeReturned(app)) }
+        logger.notice("\(app): its process connected again and was taken over (\(summary(of: declaration)))")
+    }
+
+    /// Applies the declaration of a process the previous run started, which this run adopted
+    /// (`DaemonEngine+Restart.swift`) and which connected again: its handlers registered for
+    /// identifiers beyond those registered at the adoption, its assertions under its own
+    /// identifiers, its modes; within the restart grace also its place in the foreground (when
+    /// no other app took it meanwhile), and then its background wake returns, so it settles
+    /// on what it declared. The caller checked that the declaration comes from the adopted
+    /// process (``adoptedDeclarant(_:pid:in:)``) and collects the effects in
+    /// `awaitingConnection`.
+    func applyAdopted(_ app: AppID, declaring declaration: AppDeclaration) {
+        let (inGrace, foregroundTaken) = state.withLock { state in
+            (
+                inRestartGrace(app, in: state),
+                state.installed.keys.contains { $0 != app && state.core.state(of: $0).isForeground }
+            )
+        }
+        if inGrace, declaration.lifecycleState.isForeground, !foregroundTaken {
+            deliver(.enterForeground(app))
+            if declaration.lifecycleState == .active { deliver(.activate(app)) }
+        }
+        // Its launch finished at the adoption.
+        apply(declaration, to: app, alreadyRegistered: Set(preregistered(app)), finishing: false)
+        if inGrace {
+            state.withLock { _ = $0.restartGraces.removeValue(forKey: app) }
+            deliver(.backgroundWakeReturned(app))  // ignored, as late, if it went to the foreground
+        }
+        logger.notice("\(app): the process it carried on connected again and declared \(summary(of: declaration))")
+    }
+
+    /// The one place a declaration reaches the core, for both kinds of process: its handlers
+    /// (those not in `alreadyRegistered`), its assertions under the identifiers its code holds
+    /// (a gap in the identifiers is allowed; one that is not new is refused and logged), its
+    /// modes, and, with `finishing`, the end of its launch.
+    private func apply(
+        _ declaration: AppDeclaration,
+        to app: AppID,
+        alreadyRegistered: Set<String>,
+        finishing: Bool
+    ) {
+        for identifier in declaration.registeredIdentifiers.sorted() where !alreadyRegistered.contains(identifier) {
             deliver(.registerTaskHandler(app, identifier: identifier))
         }
         for held in declaration.assertions.sorted(by: { $0.id < $1.id }) {
@@ -30,11 +72,29 @@ extension DaemonEngine {
                 )
             )
         }
-        if declaration.launchFinished { deliver(.finishLaunching(app)) }
-        if background { deliver(.backgroundWakeReturned(app)) }
-        logger.notice(
-            "\(app): its process connected again and was taken over (\(declaration.lifecycleState), \(declaration.assertions.count) assertion(s), \(declaration.registeredIdentifiers.count) launch handler(s))"
-        )
+        for mode in declaration.modes.sorted(by: { $0.rawValue < $1.rawValue }) {
+            deliver(.beginModeActivity(app, mode))
+        }
+        if finishing { deliver(.finishLaunching(app)) }
+    }
+
+    /// Whether a declaration from `pid` (nil: an inherited connection, whose process this run
+    /// started) is one to apply to the adopted process of `app`: `true` when it is that
+    /// process, `false` when the app's process is not an adopted one (nothing to apply: this run
+    /// saw it begin), nil when another process claims to be the adopted one.
+    func adoptedDeclarant(_ app: AppID, pid: Int32?, in state: State) -> Bool? {
+        guard let adopted = state.adopted[app], adopted.incarnation == state.core.incarnation(of: app) else {
+            return false
+        }
+        if let pid, pid != adopted.pid { return nil }
+        return true
+    }
+
+    private func summary(of declaration: AppDeclaration) -> String {
+        let modes =
+            declaration.modes.isEmpty ? "" : ", modes " + declaration.modes.map(\.rawValue).joined(separator: ", ")
+        return "\(declaration.lifecycleState), \(declaration.assertions.count) assertion(s), "
+            + "\(declaration.registeredIdentifiers.count) launch handler(s)\(modes)"
     }
 
     /// The answer to an app's question about its own requests.

@@ -87,6 +87,7 @@ extension DaemonEngine {
         state.awaitingConnection[app] = nil
         state.redeclarable[app] = nil  // a survivor's: the next process registers for itself
         state.restartGraces[app] = nil
+        state.adopted[app] = nil
         if let id = state.appLinks.removeValue(forKey: app), let session = state.sessions.removeValue(forKey: id) {
             outbox.close(session.link, reason: reason)
         }

@@ -2,10 +2,11 @@ import BackgroundCore
 
 /// Carrying on after the daemon's own restart (it was killed, `kill -9` or a crash).
 ///
-/// The app processes the previous run started keep running, or stay frozen, in their cgroups;
-/// process control takes them over (``AppProcesses/adoptSurvivors(of:)``) and the engine tells
-/// the core they run, before the store's records are restored and before anything can fall
-/// due, so a task that falls due resumes the process that is there instead of starting another:
+/// The app processes the previous run started keep running, or stay frozen, in their cgroups
+/// (or their process groups, under the SIGSTOP fallback); process control takes them over
+/// (``AppProcesses/adoptSurvivors(of:)``) and the engine tells the core they run, before the
+/// store's records are restored and before anything can fall due, so a task that falls due
+/// resumes the process that is there instead of starting another:
 ///
 /// - the core sees each survivor launched in the background, with a handler registered for
 ///   each exact identifier its manifest permits and its launch finished, on its behalf (it did
@@ -13,27 +14,31 @@ import BackgroundCore
 ///   every permitted identifier to be registered). When it connects again and registers them,
 ///   or finishes launching, again, those calls are answered as the first ones were and do not
 ///   reach the core (``redeclared(_:by:)``);
-/// - a frozen survivor was suspended: it is suspended again at once (freezing a frozen cgroup
-///   changes nothing) and stays frozen until a task, an expiration or the user thaws it;
+/// - a frozen survivor was suspended: its background wake returns at once, so it is suspended
+///   again (freezing a frozen cgroup changes nothing) and stays frozen until a task, an
+///   expiration or the user thaws it;
 /// - a survivor that was running was doing something the dead daemon knew and this one does
-///   not (an assertion, a task, the foreground): its connection died with the daemon, so it has
-///   lost nothing it can see yet, and it gets time to connect again and re-declare what it
-///   holds: an assertion the daemon holds for it, named ``restartGraceName``, for the
-///   configured grace (half the background budget, at most 10 s, unless set), which always
-///   ends before the budget does. After the grace an app that declared nothing is suspended,
-///   never killed: the gap was the daemon's, not the app's.
+///   not (an assertion, a mode, a task, the foreground): its connection died with the daemon,
+///   so it has lost nothing it can see yet. Its background wake stays open for the grace (half
+///   the background budget, at most 10 s, and always well inside the wake's own time limit),
+///   which keeps it running without holding anything in its name: it connects again and
+///   declares what it holds (``AppDeclaration``), which is checked against the adopted process
+///   and applied as for any process that declares (`DaemonEngine+Declarations.swift`): its
+///   assertions under the identifiers its code holds, its modes, its handlers, the foreground.
+///   Then, or at the grace's end if it declared nothing, the wake returns and the app settles
+///   as any app does: suspended when it holds nothing, never killed. The gap was the daemon's,
+///   not the app's.
 ///
 /// An app that connects again is checked as any app that connects (peer credentials), gets
 /// its welcome, and then whatever effects waited for it (a task that fell due while it was
 /// frozen resumes it, and the tasks are sent once it is back).
 extension DaemonEngine {
-    /// The name of the assertion the daemon holds for a running survivor while it reconnects.
-    public static let restartGraceName = "backgroundd restarted: time for the app to connect again"
-
-    /// The grace a running survivor gets: the configured one, else half the background budget,
-    /// at most 10 s.
+    /// The grace a running survivor gets to connect again: the configured one, else half the
+    /// background budget, at most 10 s; never more than three quarters of the background
+    /// wake's time limit (the wake stays open meanwhile, and its watchdog must not fire).
     var restartGrace: Duration {
-        configuration.restartGrace ?? min(.seconds(10), configuration.policy.backgroundTimeBudget / 2)
+        let configured = configuration.restartGrace ?? min(.seconds(10), configuration.policy.backgroundTimeBudget / 2)
+        return min(configured, configuration.policy.backgroundWakeTimeLimit * 3 / 4)
     }
 
     /// Tells the core that the survivors run (see the extension's discussion).
@@ -51,31 +56,19 @@ extension DaemonEngine {
             }
             deliver(.launch(app, .background))
             state.withLock { _ = $0.adopting.remove(app) }
-            let permitted = state.withLock { state in
-                (state.installed[app]?.manifest.permittedTaskIdentifiers ?? []).filter { !$0.contains("*") }.sorted()
-            }
+            let permitted = preregistered(app)
             for identifier in permitted { deliver(.registerTaskHandler(app, identifier: identifier)) }
-            var grace: AssertionID?
-            if !survivor.isFrozen {
-                let name = Self.restartGraceName
-                if case .granted(let id)? = deliver(
-                    .beginAssertion(app, name: name, origin: CallSite(), hasExpirationHandler: false)
-                ) {
-                    grace = id
-                }
-            }
-            deliver(.backgroundWakeReturned(app))
+            deliver(.finishLaunching(app))
+            if survivor.isFrozen { deliver(.backgroundWakeReturned(app)) }
             state.withLock { state in
-                // The launch, the wake and the grant were the daemon's own: the app's welcome,
-                // when it connects, carries the state they led to.
+                // The launch and the wake were the daemon's own: the app's welcome, when it
+                // connects, carries the state they led to.
                 state.awaitingConnection[app] = []
                 state.redeclarable[app] = Set(permitted.map { Redeclaration.register($0) } + [.finishLaunching])
-                if let grace {
-                    state.restartGraces[app] = RestartGrace(
-                        incarnation: state.core.incarnation(of: app),
-                        assertion: grace,
-                        endsAt: clock() + restartGrace
-                    )
+                let incarnation = state.core.incarnation(of: app)
+                state.adopted[app] = AdoptedRecord(pid: survivor.pid, incarnation: incarnation)
+                if !survivor.isFrozen {
+                    state.restartGraces[app] = RestartGrace(incarnation: incarnation, endsAt: clock() + restartGrace)
                 }
             }
             logger.notice(
@@ -84,25 +77,35 @@ extension DaemonEngine {
         }
     }
 
-    /// Ends the restart graces due by now (all of them with `all`): each grace assertion still
-    /// held by the same process is ended, and the app settles as any app whose last assertion
-    /// ended (suspended, unless it re-declared assertions of its own meanwhile).
+    /// The identifiers registered for a survivor at its adoption: each exact one its manifest
+    /// permits, sorted.
+    func preregistered(_ app: AppID) -> [String] {
+        state.withLock { state in
+            (state.installed[app]?.manifest.permittedTaskIdentifiers ?? []).filter { !$0.contains("*") }.sorted()
+        }
+    }
+
+    /// Ends the restart graces due by now (all of them with `all`): the background wake of each
+    /// survivor still in the same process returns, and the app settles as any app whose wake
+    /// returned (suspended, unless it declared assertions or modes of its own meanwhile).
     public func endRestartGraces(all: Bool = false) {
         let now = clock()
-        let due = state.withLock { state -> [(AppID, AssertionID)] in
+        let due = state.withLock { state -> [AppID] in
             let apps = state.restartGraces.keys.sorted().filter { all || state.restartGraces[$0]!.endsAt <= now }
-            return apps.compactMap { app in
-                guard let grace = state.restartGraces.removeValue(forKey: app),
-                    grace.incarnation == state.core.incarnation(of: app),
-                    state.core.assertions(of: app).contains(where: { $0.id == grace.assertion })
-                else { return nil }
-                return (app, grace.assertion)
+            return apps.filter { app in
+                guard let grace = state.restartGraces.removeValue(forKey: app) else { return false }
+                return grace.incarnation == state.core.incarnation(of: app)
             }
         }
-        for (app, assertion) in due {
+        for app in due {
             logger.info("\(app): the restart grace ended")
-            deliver(.endAssertion(app, assertion))
+            deliver(.backgroundWakeReturned(app))
         }
+    }
+
+    /// Whether `app`'s current process is a running survivor still within its restart grace.
+    func inRestartGrace(_ app: AppID, in state: State) -> Bool {
+        state.restartGraces[app]?.incarnation == state.core.incarnation(of: app)
     }
 
     /// The answer to a call a survivor that connected again makes a second time (a handler
@@ -142,9 +145,15 @@ enum Redeclaration: Hashable {
     case finishLaunching
 }
 
-/// The assertion the daemon holds for a running survivor while it connects again.
+/// The time a running survivor has to connect again, while its background wake stays open.
 struct RestartGrace {
     var incarnation: Incarnation
-    var assertion: AssertionID
     var endsAt: Instant
+}
+
+/// A process the previous run of the daemon started, adopted by this run: its declaration,
+/// when it connects again, is applied only if it comes from this process.
+struct AdoptedRecord {
+    var pid: Int32
+    var incarnation: Incarnation
 }

@@ -93,39 +93,57 @@ extension DaemonEngine {
                 logger.warning("refused a connection claiming to be \(app): \(why)")
                 return refuse(link, DaemonRefusal(.notTheApp, why))
             }
-            appConnected(app, link: link, declaration: hello.declaration)
+            appConnected(app, link: link, declaration: hello.declaration, pid: peer?.pid)
         }
     }
 
-    /// An app the user started connected: it is that app's process now. If the app was not
-    /// running, it launched in the foreground (the user started it), or, when its hello declares
-    /// what it holds (the daemon restarted under it), it is taken over in the state it declares.
-    private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?) {
+    /// An app's process connected on the socket: it is that app's process now. If the app was
+    /// not running, it launched in the foreground (the user started it), or, when its hello
+    /// declares what it holds (the daemon restarted under it), it is taken over in the state it
+    /// declares. A process the previous run started, adopted at this run's start, declares the
+    /// same way, and its declaration is applied once checked to come from it (`pid`, nil for a
+    /// connection whose identity holds by construction).
+    private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?, pid: Int32?) {
         var outbox = Outbox()
-        let launching = state.withLock { state -> Bool in
+        enum Start { case launch, declaredByAdopted, running }
+        let start = state.withLock { state -> Start? in
+            let running = state.core.state(of: app).isRunningProcess
+            if running, declaration != nil, adoptedDeclarant(app, pid: pid, in: state) == nil { return nil }
             if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
                 let session = state.sessions.removeValue(forKey: old)
             {
                 outbox.close(session.link, reason: "\(app) connected again from another process")
             }
             state.sessions[link.linkID]?.role = .app(app)
-            let launching = !state.core.state(of: app).isRunningProcess
-            if launching {
+            guard running else {
                 state.connecting.insert(app)
                 // What the launch decides for the app waits for the welcome (see `takeOver`).
                 state.awaitingConnection[app] = []
+                return .launch
             }
-            return launching
+            guard declaration != nil, adoptedDeclarant(app, pid: pid, in: state) == true else { return .running }
+            // What fell due for it before (a task it was thawed for) stays first; what applying
+            // the declaration decides follows it.
+            if state.awaitingConnection[app] == nil { state.awaitingConnection[app] = [] }
+            return .declaredByAdopted
         }
         outbox.flush()
-        if launching {
-            if let declaration {
-                takeOver(app, declaring: declaration)
-            } else {
-                // This process is the launch; the welcome carries the state it leads to.
-                deliver(.launch(app, .foreground))
-                deliver(.activate(app))
-            }
+        guard let start else {
+            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): not the process carried on")
+            return refuse(
+                link,
+                DaemonRefusal(.notTheApp, "\(app)'s process is another one (the one carried on after the restart)")
+            )
+        }
+        let before = state.withLock { state -> Int in state.awaitingConnection[app]?.count ?? 0 }
+        switch (start, declaration) {
+        case (.launch, let declaration?): takeOver(app, declaring: declaration)
+        case (.launch, nil):
+            // This process is the launch; the welcome carries the state it leads to.
+            deliver(.launch(app, .foreground))
+            deliver(.activate(app))
+        case (.declaredByAdopted, let declaration?): applyAdopted(app, declaring: declaration)
+        default: break
         }
         state.withLock { state in
             state.connecting.remove(app)
@@ -136,8 +154,16 @@ extension DaemonEngine {
             // This process's own launch (started by the user, or taken over) is what the welcome
             // describes; what else it decided (tasks that fell due, a revoked assertion) follows,
             // in order. A process the previous run of the daemon started, connecting again, gets
-            // what fell due for it meanwhile (DaemonEngine+Restart.swift).
-            let following = launching ? waiting.filter { !$0.describesTheLaunch } : waiting
+            // what fell due for it meanwhile (DaemonEngine+Restart.swift), then what its
+            // declaration led to, but for the state, which the welcome describes.
+            let following: [Effect]
+            switch start {
+            case .launch: following = waiting.filter { !$0.describesTheLaunch }
+            case .declaredByAdopted:
+                let applied = waiting.count > before ? waiting[before...] : []
+                following = waiting.prefix(before) + applied.filter { !$0.describesTheLaunch }
+            case .running: following = waiting
+            }
             if !following.isEmpty { link.send(.system(.pushed(following))) }
         }
     }

@@ -81,8 +81,10 @@ public final class DaemonEngine: Sendable {
         /// Apps whose process a previous run started being carried on: their `.launch` is that
         /// process, not a spawn.
         var adopting: Set<AppID> = []
-        /// The assertions held for running survivors while they connect again.
+        /// The running survivors whose background wake stays open while they connect again.
         var restartGraces: [AppID: RestartGrace] = [:]
+        /// The processes the previous run started that this run adopted, by app.
+        var adopted: [AppID: AdoptedRecord] = [:]
         /// The apps in the background, and where each one's background time stood at its last
         /// journal reading (`DaemonEngine+Budget.swift`).
         var inBackground: Set<AppID> = []

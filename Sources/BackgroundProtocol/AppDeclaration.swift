@@ -5,9 +5,11 @@ public import BackgroundCore
 ///
 /// The app's runtime sends it in its ``ClientHello``; the daemon takes the process over in the
 /// state it declares (launched, in the foreground or the background, its launch handlers
-/// registered, its launch finished) and records its assertions under the identifiers the app's
-/// code holds, with a fresh budget: the app is never ended for a gap the daemon's own restart
-/// caused.
+/// registered, its launch finished), records its assertions under the identifiers the app's
+/// code holds, with a fresh budget, and its background modes as held again: the app is never
+/// ended for a gap the daemon's own restart caused. A process the previous run of the daemon
+/// started, which the restarted daemon adopted, declares the same way; its declaration is
+/// checked against the adopted process (its pid) before it is applied.
 public struct AppDeclaration: Sendable, Hashable, Codable {
     /// Where the app was, as far as it knew (`active`, `inactive` or `background`).
     public var lifecycleState: AppLifecycleState
@@ -17,18 +19,38 @@ public struct AppDeclaration: Sendable, Hashable, Codable {
     public var registeredIdentifiers: [String]
     /// The assertions it holds, by identifier, in order.
     public var assertions: [DeclaredAssertion]
+    /// The background modes whose activity it holds (``BackgroundCore/BackgroundMode``: audio,
+    /// location, …), sorted by name. Absent in a hello of an older client: none.
+    public var modes: [BackgroundMode]
 
     /// Creates a declaration.
     public init(
         lifecycleState: AppLifecycleState,
         launchFinished: Bool,
         registeredIdentifiers: [String],
-        assertions: [DeclaredAssertion]
+        assertions: [DeclaredAssertion],
+        modes: [BackgroundMode] = []
     ) {
         self.lifecycleState = lifecycleState
         self.launchFinished = launchFinished
         self.registeredIdentifiers = registeredIdentifiers
         self.assertions = assertions
+        self.modes = modes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case lifecycleState, launchFinished, registeredIdentifiers, assertions, modes
+    }
+
+    /// Decodes a declaration; one without `modes` (sent by a client before they were declared)
+    /// holds none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        lifecycleState = try container.decode(AppLifecycleState.self, forKey: .lifecycleState)
+        launchFinished = try container.decode(Bool.self, forKey: .launchFinished)
+        registeredIdentifiers = try container.decode([String].self, forKey: .registeredIdentifiers)
+        assertions = try container.decode([DeclaredAssertion].self, forKey: .assertions)
+        modes = try container.decodeIfPresent([BackgroundMode].self, forKey: .modes) ?? []
     }
 }
 

@@ -1,3 +1,5 @@
+import BackgroundCore
+import BackgroundExecution
 import BackgroundTestSupport
 import Foundation
 import Testing
@@ -150,6 +152,53 @@ struct DaemonConnectionTests {
         #expect(log.contains("launched background"), "\(log)")
         #expect(log.contains("task \(Self.task) launched"), "\(log)")
         #expect(log.contains("task \(Self.task) completed"), "\(log)")
+    }
+
+    @Test("a submit made while the daemon is away waits for it to come back, then is accepted")
+    func submitWhileDisconnected() async throws {
+        let result = await onThread { () throws -> [String] in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp()
+            defer { app.stop() }
+            var problems: [String] = []
+            if app.line(startingWith: "launched active") == nil { problems.append("no launch: \(app.seen)") }
+            daemon.killNine()
+            app.send("submit \(Self.task) 3600")
+            // The submit is made while no daemon runs (it waits, at most 10 s by default);
+            // half a second gives the app's main actor time to make the call before the restart.
+            usleep(500_000)
+            try daemon.start()
+            if let line = app.line(startingWith: "submit") {
+                if line != "submitted \(Self.task)" { problems.append("the submit failed: \(line)") }
+            } else {
+                problems.append("no answer to the submit: \(app.seen)")
+            }
+            let tasks = (try? daemon.bgctl(["tasks", "--json"]).output) ?? ""
+            if !tasks.contains(Self.task) { problems.append("the restarted daemon does not hold it: \(tasks)") }
+            return problems
+        }
+        let problems = try result.get()
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test("a submit with no daemon to answer fails with unavailable once the reconnection wait is over")
+    func submitWithoutDaemonFails() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = DaemonConnection(
+            configuration: .init(
+                app: AppID(Self.app),
+                endpoint: .socket(path: directory.path + "/nobody.sock"),
+                reconnectionWait: .milliseconds(300),
+                launchCompletion: .explicit
+            )
+        )
+        let started = ContinuousClock.now
+        let request = TaskRequest(identifier: Self.task, kind: .processing, earliestBegin: nil)
+        #expect(throws: BGTaskScheduler.Error.self) { try connection.submitTaskRequest(request) }
+        #expect(ContinuousClock.now - started >= .milliseconds(300), "it waited for a connection first")
+        #expect(connection.pendingTaskRequests().isEmpty)
     }
 
     @Test("after kill -9 and a restart of the daemon, the app connects again and declares what it holds")

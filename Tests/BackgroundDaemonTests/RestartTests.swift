@@ -90,7 +90,8 @@ struct RestartTests {
             clock: clock
         )
         #expect(Self.state(after, Self.notes) == "background")
-        #expect(after.engine.answer(.assertions(Self.notes)).json.contains(DaemonEngine.restartGraceName))
+        // Held by its open background wake: nothing in its name, no identifier taken.
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"assertions\":[]"))
         #expect(after.processes.calls.withLock { $0 }.isEmpty)
 
         clock.advance(by: .seconds(9))  // iOS's budget is 30 s: the grace is 10 s
@@ -103,29 +104,144 @@ struct RestartTests {
         #expect(after.engine.answer(.reports).json.contains("\"reports\":[]"), "no termination report")
     }
 
-    @Test("a running survivor that connects again and re-declares its assertion keeps running after the grace")
-    func survivorThatRedeclaresKeepsRunning() throws {
+    /// What a survivor that held the assertions 1 and 3 and the audio mode declares.
+    static let heldDeclaration = AppDeclaration(
+        lifecycleState: .background,
+        launchFinished: true,
+        registeredIdentifiers: [refresh],
+        assertions: [
+            DeclaredAssertion(
+                id: AssertionID(rawValue: 1),
+                name: "Upload",
+                origin: CallSite(),
+                hasExpirationHandler: true
+            ),
+            DeclaredAssertion(
+                id: AssertionID(rawValue: 3),
+                name: "Sync",
+                origin: CallSite(),
+                hasExpirationHandler: false
+            ),
+        ],
+        modes: [.audio]
+    )
+
+    static func declare(
+        _ declaration: AppDeclaration,
+        to fixture: EngineFixture,
+        peer: PeerIdentity? = nil
+    ) -> RecordingLink {
+        let link = RecordingLink()
+        fixture.engine.connected(link)
+        fixture.engine.received(
+            .hello(ClientHello(role: .app(notes), declaration: declaration)),
+            from: link,
+            peer: peer
+        )
+        return link
+    }
+
+    @Test(
+        "a running survivor declares its assertions and mode: kept under their identifiers, never frozen while the mode is held"
+    )
+    func survivorDeclarationApplied() throws {
         let clock = TestClock()
         let after = try EngineFixture(
             survivors: [AdoptedProcess(app: Self.notes, pid: 4242, isFrozen: false)],
-            clock: clock
+            clock: clock,
+            modes: [Self.notes: [.audio]]
         )
-        let link = after.connect(Self.notes)
-        after.send(
-            .beginAssertion(Self.notes, name: "Upload", origin: CallSite(), hasExpirationHandler: true),
-            from: link
-        )
-        guard case .granted? = link.lastAnswer?.0 else {
-            Issue.record("not granted: \(String(describing: link.lastAnswer?.0))")
+        let link = Self.declare(Self.heldDeclaration, to: after)
+        guard case .welcome(let welcome)? = link.sent.withLock({ $0.first }) else {
+            Issue.record("no welcome first: \(link.sent.withLock { $0 })")
             return
         }
-        clock.advance(by: .seconds(10))
+        #expect(welcome.state == .background)
+        #expect(welcome.nextAssertionID == AssertionID(rawValue: 4), "identifiers go on after the declared ones")
+        let assertions = after.engine.answer(.assertions(Self.notes)).json
+        #expect(assertions.contains("\"name\":\"Upload\"") && assertions.contains("\"name\":\"Sync\""))
+        #expect(Self.row(after, Self.notes)["modes"].map { "\($0)".contains("audio") } == true)
+
+        // Past the grace and the whole budget: the mode keeps it running, nothing is frozen.
+        clock.advance(by: .seconds(60))
         after.engine.tick()
         #expect(Self.state(after, Self.notes) == "background")
-        let assertions = after.engine.answer(.assertions(Self.notes)).json
-        #expect(assertions.contains("Upload"))
-        #expect(!assertions.contains(DaemonEngine.restartGraceName))
+        // Its old identifiers end its assertions.
+        after.engine.received(.app(.oneWay(.endAssertion(Self.notes, AssertionID(rawValue: 1)))), from: link, peer: nil)
+        after.engine.received(.app(.oneWay(.endAssertion(Self.notes, AssertionID(rawValue: 3)))), from: link, peer: nil)
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"assertions\":[]"))
+        #expect(Self.state(after, Self.notes) == "background", "the mode is held")
         #expect(after.processes.calls.withLock { $0 }.isEmpty)
+        // The mode ends: it settles, suspended and frozen, never killed.
+        after.engine.received(.app(.oneWay(.endModeActivity(Self.notes, .audio))), from: link, peer: nil)
+        #expect(Self.state(after, Self.notes) == "suspended")
+        #expect(after.processes.calls.withLock { $0 } == ["freeze com.example.notes"])
+        #expect(after.engine.answer(.reports).json.contains("\"reports\":[]"), "no termination report")
+    }
+
+    @Test("a survivor that was in the foreground declares it and is in the foreground again")
+    func survivorForegroundDeclared() throws {
+        let after = try EngineFixture(survivors: [AdoptedProcess(app: Self.notes, pid: 4242, isFrozen: false)])
+        var declaration = Self.heldDeclaration
+        declaration.lifecycleState = .active
+        declaration.modes = []
+        _ = Self.declare(declaration, to: after)
+        #expect(Self.state(after, Self.notes) == "active")
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"name\":\"Upload\""))
+    }
+
+    @Test("a declaration for the adopted app from another process is refused, and the survivor is kept")
+    func declarationFromAnotherProcessRefused() throws {
+        let after = try EngineFixture(survivors: [AdoptedProcess(app: Self.notes, pid: 4242, isFrozen: false)])
+        let impostor = PeerIdentity(pid: 4243, uid: getuid(), executable: "/usr/bin/com.example.notes")
+        let link = Self.declare(Self.heldDeclaration, to: after, peer: impostor)
+        guard case .refused(let refusal)? = link.sent.withLock({ $0.first }) else {
+            Issue.record("not refused: \(link.sent.withLock { $0 })")
+            return
+        }
+        #expect(refusal.code == .notTheApp)
+        #expect(link.isClosed)
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"assertions\":[]"))
+        // The adopted process itself is accepted.
+        let own = Self.declare(
+            Self.heldDeclaration,
+            to: after,
+            peer: PeerIdentity(pid: 4242, uid: getuid(), executable: "/usr/bin/com.example.notes")
+        )
+        #expect(!own.isClosed)
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"name\":\"Upload\""))
+    }
+
+    @Test("a frozen survivor thawed for its task declares what it holds once back")
+    func frozenSurvivorDeclaresAfterThaw() throws {
+        let store = try BackgroundStore.inMemory()
+        let clock = TestClock()
+        try Self.previousRun(store: store, clock: clock)
+        let after = try EngineFixture(
+            store: store,
+            survivors: [AdoptedProcess(app: Self.notes, pid: 4242, isFrozen: true)],
+            clock: clock
+        )
+        clock.advance(by: .seconds(61))
+        after.engine.tick()
+        var declaration = Self.heldDeclaration
+        declaration.assertions = []
+        declaration.modes = []
+        let link = Self.declare(declaration, to: after)
+        var runs: [TaskRun] = []
+        for case .system(.pushed(let effects)) in link.sent.withLock({ $0 }) {
+            for case .runTasks(_, let batch) in effects { runs += batch }
+        }
+        #expect(runs.map(\.request.identifier) == [Self.refresh], "the task it was thawed for still comes")
+        for run in runs {
+            after.engine.received(
+                .app(.oneWay(.completeTask(Self.notes, run.id, success: true))),
+                from: link,
+                peer: nil
+            )
+        }
+        #expect(Self.state(after, Self.notes) == "suspended")
+        #expect(!link.isClosed)
     }
 
     @Test("a survivor of an app that is not installed any more is not carried on")

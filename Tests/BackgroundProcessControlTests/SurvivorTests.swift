@@ -27,7 +27,7 @@ struct SurvivorTests {
         let dead: Int32 = 2_147_483_000
         let first = try LinuxProcessController(configuration: .init(subtreeName: subtreeName))
         guard case .cgroupFreezer(let subtree) = first.freezeMechanism else { return }
-        defer { rmdir(subtree) }
+        defer { removeCgroupTree(subtree) }  // bottom-up, whatever the test left
         // The app the previous run started, moved into its cgroup and frozen there.
         let (app, socket) = try AppFixture.start(signals, ["fork", "ready", "echo"], in: container)
         defer { close(socket) }

@@ -5,7 +5,9 @@
 //
 // Arguments: `--task <identifier>` registers a processing task handler at launch (repeatable);
 // `--log <path>` appends every line it prints to that file too (for runs the daemon starts,
-// whose output goes nowhere a test reads). Commands, one per line on standard input:
+// whose output goes nowhere a test reads); `--commands <fifo>` reads commands from that named
+// pipe as well (for runs the daemon starts, whose standard input is /dev/null). Commands, one per
+// line on standard input:
 //
 //   begin <name>            beginBackgroundTask; the expiration handler ends it
 //   hold <name>             beginBackgroundTask; the expiration handler does not end it
@@ -15,6 +17,8 @@
 //   activity <reason>       performExpiringActivity; the block waits for `finish`
 //   finish                  lets the activity's block return
 //   state                   applicationState and backgroundTimeRemaining
+//   mode <mode>             begins a background mode's activity (audio, location, ...)
+//   endmode <mode>          ends it
 //   exit                    exit 0
 
 import BackgroundExecution
@@ -51,14 +55,26 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
 enum Commands {
     /// The background tasks begun, by name.
     static var tasks: [String: UIBackgroundTaskIdentifier] = [:]
+    /// The background mode activities begun, by mode.
+    static var activities: [String: BackgroundActivity] = [:]
 
     nonisolated static func start(_ application: UIApplication) {
+        read(from: FileHandle.standardInput, application)
+        if let fifo = Output.arguments("--commands").first {
+            // Opened for reading and writing: the open does not wait for a writer, and the pipe
+            // never reaches its end between two writers.
+            let descriptor = open(fifo, O_RDWR)
+            if descriptor >= 0 { read(from: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), application) }
+        }
+    }
+
+    nonisolated static func read(from input: FileHandle, _ application: UIApplication) {
         // read(2) through FileHandle, not readLine: stdio's lock on standard input, held while a
         // read blocks, would stop every fflush(nil) in the process (the library's exit flushes).
         let thread = Thread {
             var pending = ""
             while true {
-                let data = FileHandle.standardInput.availableData
+                let data = input.availableData
                 if data.isEmpty { return }
                 pending += String(decoding: data, as: UTF8.self)
                 while let newline = pending.firstIndex(of: "\n") {
@@ -109,6 +125,16 @@ enum Commands {
             let remaining = application.backgroundTimeRemaining
             let text = remaining == .greatestFiniteMagnitude ? "unlimited" : String(Int(remaining.rounded()))
             Output.say("state \(application.applicationState) \(text)")
+        case "mode":
+            let activity = application.beginActivity(BackgroundMode(rawValue: argument))
+            activities[argument] = activity
+            Output.say(
+                activity.keepsAppRunning
+                    ? "mode \(argument) held" : "mode \(argument) refused \(activity.refusal ?? "")"
+            )
+        case "endmode":
+            activities.removeValue(forKey: argument)?.end()
+            Output.say("mode \(argument) ended")
         case "exit":
             exit(0)
         default:

@@ -12,7 +12,12 @@ extension DaemonConnection {
         launchHandler: @escaping (BGTask) -> Void
     ) -> Bool {
         let registration = UncheckedSendable(RegisteredTaskHandler(queue: queue, handler: launchHandler))
-        let answer = roundTrip(.event(.registerTaskHandler(app, identifier: identifier))) { [weak self] answer in
+        // Sent and then cut off: the daemon may have registered it, so it is taken as registered
+        // (and declared to a daemon that restarted), never sent twice.
+        let answer = roundTrip(
+            .event(.registerTaskHandler(app, identifier: identifier)),
+            assumedIfBroken: .answer(.registered(identifier: identifier), [])
+        ) { [weak self] answer in
             // Recorded before the answer's effects, and before the caller goes on to finish launching.
             guard case .answer(let reply, _) = answer else { return }
             _ = self?.recordRegistration(reply, identifier: identifier, registration.value)
@@ -87,15 +92,23 @@ extension DaemonConnection {
     }
 
     /// Begins a background mode's activity: a round trip (the daemon holds the manifest's
-    /// `UIBackgroundModes` and decides).
+    /// `UIBackgroundModes` and decides). A held mode is declared again after a restart of the
+    /// daemon.
     public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
-        guard case .answer(let reply?, _)? = roundTrip(.event(.beginModeActivity(app, mode))) else {
+        let answer = roundTrip(.event(.beginModeActivity(app, mode))) { [weak self] answer in
+            // Recorded before anything else arrives: a restart right after it declares the mode.
+            guard case .answer(.modeHeld?, _) = answer else { return }
+            self?.state.withLock { _ = $0.modes.insert(mode) }
+        }
+        guard case .answer(let reply?, _)? = answer else {
             return .modeNotHeld(mode, reason: "backgroundd is not connected")
         }
         return reply
     }
 
     public func endModeActivity(_ mode: BackgroundMode) {
+        // Without a connection the end needs no message: the declaration leaves the mode out.
+        state.withLock { _ = $0.modes.remove(mode) }
         sendOneWay(.endModeActivity(app, mode))
     }
 

@@ -3,12 +3,13 @@ import BackgroundProtocol
 import Foundation
 
 extension DaemonConnection {
-    /// Says hello on `socket` and waits for the welcome; on success the socket is the
-    /// connection in use and what waited for a connection is sent.
+    /// Says hello on `socket` and waits for the welcome (at most `wait`, by default the
+    /// connect timeout); on success the socket is the connection in use and what waited for a
+    /// connection is sent.
     ///
     /// - Throws: ``DaemonSocketError``, or ``DaemonConnectionRefusal`` when the daemon refused.
-    func greet(_ socket: DaemonSocket, declaring declaration: AppDeclaration?) throws {
-        socket.setReadTimeout(configuration.connectTimeout)
+    func greet(_ socket: DaemonSocket, declaring declaration: AppDeclaration?, within wait: Duration? = nil) throws {
+        socket.setReadTimeout(wait ?? configuration.connectTimeout)
         socket.setWriteTimeout(configuration.connectTimeout)
         var decoder = FrameDecoder()
         let welcome: DaemonWelcome
@@ -36,6 +37,7 @@ extension DaemonConnection {
             let parked = state.parked
             state.parked.removeAll()
             for event in parked { send(.app(.oneWay(event)), in: &state) }
+            state.wakeCallsAwaitingConnection()
         }
         logger.info(
             "\(app): connected to backgroundd (\(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?"))"
@@ -69,6 +71,7 @@ extension DaemonConnection {
             let (ended, path) = state.withLock { ($0.ended, configuration.reconnectPath) }
             guard !ended, let path else {
                 logger.error("\(app): the connection to backgroundd ended and cannot be made again")
+                state.withLock { $0.wakeCallsAwaitingConnection() }  // they give up at once
                 return
             }
             Thread.sleep(
@@ -147,24 +150,83 @@ extension DaemonConnection {
                 lifecycleState: lifecycle,
                 launchFinished: state.launchFinished,
                 registeredIdentifiers: state.tables.taskHandlers.keys.sorted(),
-                assertions: state.held.all
+                assertions: state.held.all,
+                modes: state.modes.sorted { $0.rawValue < $1.rawValue }
             )
         }
     }
 
-    /// Sends a request and waits for its answer (register, submit, the questions).
+    /// Sends a request and waits for its answer (register, submit, the questions, a mode's begin).
     ///
-    /// - Returns: The answer; nil without a connection, or when it broke before the answer.
-    func roundTrip(_ request: AppMessage, onAnswer: (@Sendable (SystemMessage) -> Void)? = nil) -> SystemMessage? {
+    /// Without a connection, or when it breaks before the answer, the request waits for the
+    /// reader thread to connect again and is sent again then (a submit replaces its
+    /// identifier's request, a question and a mode held once mean the same the second time),
+    /// for at most ``Configuration/reconnectionWait`` in all. A request that must not reach the
+    /// same daemon twice (a registration: a second one is the fault Apple crashes on) passes
+    /// `assumedIfBroken`: when the connection breaks after it was sent, that is the answer
+    /// (given to `onAnswer` too), and it is not sent again.
+    ///
+    /// - Returns: The answer; nil when no connection came in time (or none can: the
+    ///   connection cannot be made again, or the daemon ended this process).
+    func roundTrip(
+        _ request: AppMessage,
+        assumedIfBroken: SystemMessage? = nil,
+        onAnswer: (@Sendable (SystemMessage) -> Void)? = nil
+    ) -> SystemMessage? {
         startReading()
-        let waiter = RoundTrip(onAnswer: onAnswer)
-        let sent = state.withLock { state -> Bool in
-            guard state.socket != nil else { return false }
-            state.waiters.append(waiter)
-            return send(.app(request), in: &state)  // a failed send resolves the waiter (disconnect)
+        let deadline = DispatchTime.now() + configuration.reconnectionWait.dispatchInterval
+        while true {
+            let waiter = RoundTrip(onAnswer: onAnswer)
+            let attempt = state.withLock { state -> RoundTripAttempt in
+                guard state.socket != nil else {
+                    guard !state.ended, configuration.reconnectPath != nil else { return .cannotConnect }
+                    let connected = DispatchSemaphore(value: 0)
+                    state.awaitingConnection.append(connected)
+                    return .awaitConnection(connected)
+                }
+                state.waiters.append(waiter)
+                return send(.app(request), in: &state) ? .sent : .broken  // a failed send resolves the waiter
+            }
+            switch attempt {
+            case .cannotConnect:
+                return nil
+            case .sent:
+                if let answer = waiter.wait() { return answer }
+                if let assumedIfBroken {
+                    onAnswer?(assumedIfBroken)
+                    return assumedIfBroken
+                }
+            case .broken:
+                break
+            case .awaitConnection(let connected):
+                if connected.wait(timeout: deadline) == .timedOut {
+                    state.withLock { state in state.awaitingConnection.removeAll { $0 === connected } }
+                    return nil
+                }
+            }
+            if DispatchTime.now() >= deadline { return nil }
         }
-        guard sent else { return nil }
-        return waiter.wait()
+    }
+}
+
+/// What became of one attempt to send a round trip.
+private enum RoundTripAttempt {
+    /// There is no connection and none will be made.
+    case cannotConnect
+    /// Sent: wait for the answer.
+    case sent
+    /// The send broke the connection: wait for the next one.
+    case broken
+    /// There is no connection yet: signalled when the reader thread made one.
+    case awaitConnection(DispatchSemaphore)
+}
+
+extension Duration {
+    /// The duration as a dispatch interval, to the nanosecond.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        return .nanoseconds(Int(max(0, min(nanoseconds, 1e17))))
     }
 }
 
@@ -176,6 +238,12 @@ struct DaemonConnectionRefusal: Error, CustomStringConvertible {
 }
 
 extension DaemonConnection.State {
+    /// Lets the round trips that wait for a connection go on (it was made, or never will be).
+    mutating func wakeCallsAwaitingConnection() {
+        for connected in awaitingConnection { connected.signal() }
+        awaitingConnection.removeAll()
+    }
+
     /// The decoder holding frames that arrived with the welcome, for the reader to go on from.
     mutating func takePendingDecoder() -> FrameDecoder {
         defer { pendingDecoder = FrameDecoder() }

@@ -27,7 +27,10 @@ import Synchronization
 ///
 /// When the connection breaks (the daemon restarted), the connection reconnects with a bounded
 /// backoff and declares what the process holds (``AppDeclaration``): its assertions under the
-/// identifiers the app's code holds, its launch handlers, its state.
+/// identifiers the app's code holds, its background modes, its launch handlers, its state. A
+/// call that needs the daemon's answer meanwhile (`submit`, `register`, the questions, a mode's
+/// begin) waits for the connection to be made again, at most
+/// ``Configuration/reconnectionWait``.
 public final class DaemonConnection: SystemConnection, RuntimeHost {
     /// How a connection is set up.
     public struct Configuration: Sendable {
@@ -53,6 +56,11 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         public var firstReconnectDelay: Duration
         /// The longest wait between two attempts to connect again.
         public var maximumReconnectDelay: Duration
+        /// How long a call that needs the daemon's answer (`register`, `submit`, the questions
+        /// about pending requests, a background mode's begin) waits for a connection when there
+        /// is none, or when it broke before the answer came; after it the call fails as without
+        /// a daemon (`submit` throws `unavailable`).
+        public var reconnectionWait: Duration
         /// When the app's launch is over (launch handlers must be registered before then).
         public var launchCompletion: EmbeddedSystem.LaunchCompletion
         /// What a termination the daemon decides does to this process: by default it ends.
@@ -68,6 +76,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             connectTimeout: Duration = .seconds(5),
             firstReconnectDelay: Duration = .milliseconds(20),
             maximumReconnectDelay: Duration = .seconds(2),
+            reconnectionWait: Duration = .seconds(10),
             launchCompletion: EmbeddedSystem.LaunchCompletion = .firstMainActorTurn,
             terminationBehavior: EmbeddedSystem.TerminationBehavior = .exitProcess,
             logger: Logger = Logger(label: "background-execution.daemon")
@@ -82,6 +91,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             self.connectTimeout = connectTimeout
             self.firstReconnectDelay = firstReconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
+            self.reconnectionWait = reconnectionWait
             self.launchCompletion = launchCompletion
             self.terminationBehavior = terminationBehavior
             self.logger = logger
@@ -93,6 +103,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         var grant = AppSideGrant()
         /// The assertions this process holds, by identifier: declared again on reconnection.
         var held = HeldAssertions()
+        /// The background modes whose activity this process holds: declared again on reconnection.
+        var modes: Set<BackgroundMode> = []
         var launchFinished = false
         var refreshStatus = BackgroundRefreshStatus.available
         var supportsBackgroundGPU = false
@@ -102,6 +114,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         var pendingDecoder = FrameDecoder()
         /// Round trips sent and not answered yet, oldest first (answers come in order).
         var waiters: [RoundTrip] = []
+        /// Round trips waiting for a connection to be made (signalled at each welcome).
+        var awaitingConnection: [DispatchSemaphore] = []
         /// One-way events that must not be lost while there is no connection (cancels, the
         /// fetch interval), sent after the next welcome.
         var parked: [Event] = []
@@ -123,7 +137,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
     ///
     /// A daemon that cannot be reached or refuses the app is logged as an error; the connection
     /// then keeps trying (when it has a ``Configuration/reconnectPath``), and until a daemon
-    /// welcomes it every `beginBackgroundTask` is denied and `submit` throws `unavailable`.
+    /// welcomes it every `beginBackgroundTask` is denied, and a call that needs an answer waits
+    /// for it (at most ``Configuration/reconnectionWait``; then `submit` throws `unavailable`).
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.app = configuration.app
@@ -134,7 +149,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             case .socket(let path):
                 do { socket = try DaemonSocket.connect(to: path) } catch { throw DaemonSocketError.system(error) }
             }
-            try greet(socket, declaring: nil)
+            try greet(socket, declaring: nil, within: configuration.welcomeWait)
         } catch {
             logger.error("\(app): backgroundd: \(error)")
         }
@@ -142,6 +157,9 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             DispatchQueue.main.async { [weak self] in self?.finishLaunching() }
         }
     }
+
+    /// How long the first welcome may take to come back to this process, at most.
+    static let inheritedWelcomeWait = Duration.seconds(120)
 
     /// The time now on the machine's boot clock, which the daemon reads too.
     public var now: Instant { SystemTime.bootClockNow }
@@ -283,6 +301,19 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         let waiters = state.waiters
         state.waiters.removeAll()
         for waiter in waiters { waiter.resolve(nil) }
+    }
+}
+
+extension DaemonConnection.Configuration {
+    /// How long the first hello waits for the welcome: ``connectTimeout``, but for a connection
+    /// the daemon passed (it started this process and is there: a daemon that dies closes the
+    /// socket, which ends the wait at once), at least two minutes. On a loaded machine a welcome
+    /// later than the timeout closed the inherited connection before its first pushes arrived
+    /// (the launch's wake among them), and the app's handler registration, made meanwhile,
+    /// failed; see `DaemonConnectionTests.launchedForTask`.
+    var welcomeWait: Duration {
+        guard case .inherited = endpoint else { return connectTimeout }
+        return max(connectTimeout, DaemonConnection.inheritedWelcomeWait)
     }
 }
 
