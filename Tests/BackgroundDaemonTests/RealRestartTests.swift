@@ -21,19 +21,22 @@ struct RealRestartTests {
         let state: String
         let socket: String
         let subtree: String
+        /// The background budget in seconds (`--background-time`); the restart grace is half.
+        let backgroundTime: Int
         var process: Process?
 
-        init(state: String, subtree: String) {
+        init(state: String, subtree: String, backgroundTime: Int = 10) {
             self.state = state
             self.socket = state + "/run/backgroundd.sock"
             self.subtree = subtree
+            self.backgroundTime = backgroundTime
         }
 
         func start() throws {
             let process = Process()
             process.executableURL = builtExecutable("backgroundd")
             process.arguments = [
-                "--state-dir", state, "--background-time", "10", "--cgroup-subtree",
+                "--state-dir", state, "--background-time", "\(backgroundTime)", "--cgroup-subtree",
                 (subtree as NSString).lastPathComponent, "--log-level", "error",
             ]
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
