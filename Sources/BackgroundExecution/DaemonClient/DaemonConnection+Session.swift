@@ -52,40 +52,46 @@ extension DaemonConnection {
             return !state.readerStarted
         }
         guard start else { return }
-        let thread = Thread { [self] in readForever() }
+        // The thread holds the connection only for one turn at a time: a connection nobody uses
+        // any more (a test's, a replaced system's) stops trying once it is gone.
+        let thread = Thread { [weak self] in
+            var delay = self?.configuration.firstReconnectDelay ?? .zero
+            while let connection = self, connection.readAndReconnect(&delay) {}
+        }
         thread.name = "backgroundd connection"
         thread.start()
     }
 
-    /// The reader thread: messages in, carried out in order; when the connection ends, connects
-    /// again with a bounded backoff and declares what the process holds.
-    private func readForever() {
-        var delay = configuration.firstReconnectDelay
-        while true {
-            if let (socket, decoder) = state.withLock({ state in
-                state.socket.map { ($0, state.takePendingDecoder()) }
-            }) {
-                read(socket, decoder)
-                delay = configuration.firstReconnectDelay
-            }
-            let (ended, path) = state.withLock { ($0.ended, configuration.reconnectPath) }
-            guard !ended, let path else {
-                logger.error("\(app): the connection to backgroundd ended and cannot be made again")
-                state.withLock { $0.wakeCallsAwaitingConnection() }  // they give up at once
-                return
-            }
-            Thread.sleep(
-                forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            )
-            delay = min(delay * 2, configuration.maximumReconnectDelay)
-            do {
-                let socket = try DaemonSocket.connect(to: path)
-                try greet(socket, declaring: declaration())
-                logger.notice("\(app): connected to backgroundd again and declared what it holds")
-            } catch {
-                logger.debug("\(app): backgroundd not reachable yet at \(path): \(error)")
-            }
+    /// One turn of the reader thread: messages in, carried out in order, until the connection
+    /// ends; then a wait (`delay`, doubled up to the maximum) and one attempt to connect again,
+    /// declaring what the process holds.
+    ///
+    /// - Returns: Whether to go on (false: the connection cannot be made again).
+    private func readAndReconnect(_ delay: inout Duration) -> Bool {
+        if let (socket, decoder) = state.withLock({ state in
+            state.socket.map { ($0, state.takePendingDecoder()) }
+        }) {
+            read(socket, decoder)
+            delay = configuration.firstReconnectDelay
         }
+        let (ended, path) = state.withLock { ($0.ended, configuration.reconnectPath) }
+        guard !ended, let path else {
+            logger.error("\(app): the connection to backgroundd ended and cannot be made again")
+            state.withLock { $0.wakeCallsAwaitingConnection() }  // they give up at once
+            return false
+        }
+        Thread.sleep(
+            forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        )
+        delay = min(delay * 2, configuration.maximumReconnectDelay)
+        do {
+            let socket = try DaemonSocket.connect(to: path)
+            try greet(socket, declaring: declaration())
+            logger.notice("\(app): connected to backgroundd again and declared what it holds")
+        } catch {
+            logger.debug("\(app): backgroundd not reachable yet at \(path): \(error)")
+        }
+        return true
     }
 
     /// Reads and carries out messages until the connection ends.
