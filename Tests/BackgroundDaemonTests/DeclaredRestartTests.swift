@@ -26,8 +26,9 @@ struct DeclaredRestartTests {
             directory = try TemporaryDirectory()
             log = directory.path + "/player.log"
             commands = directory.path + "/player.commands"
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            guard mkfifo(commands, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            // Open to all: the daemon starts the app under a uid of its own when it runs as root.
+            _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
+            guard mkfifo(commands, 0o666) == 0, chmod(commands, 0o666) == 0 else { throw CocoaError(.fileWriteUnknown) }
             let manifest: [String: Any] = [
                 "CFBundleIdentifier": DeclaredRestartTests.app,
                 "BGTaskSchedulerPermittedIdentifiers": [DeclaredRestartTests.task],
