@@ -9,27 +9,47 @@ extension BackgroundStore: TransferCheckpointStore {
     ///
     /// - Throws: ``StoreError`` with code `writeFailed`, `readOnly` or `corrupt`.
     public func saveTransfer(_ checkpoint: TransferCheckpoint) throws(StoreError) {
-        let json: String
-        do {
-            json = String(decoding: try JSONEncoder().encode(checkpoint), as: UTF8.self)
-        } catch {
-            throw StoreError(
-                code: .writeFailed,
-                path: path,
-                message: "cannot encode transfer \(checkpoint.task): \(error)"
-            )
+        try applyTransferChanges(saving: [checkpoint], removing: [])
+    }
+
+    /// Writes checkpoints and forgets transfers in one transaction: all of the batch, or none.
+    ///
+    /// - Throws: ``StoreError`` with code `writeFailed`, `readOnly` or `corrupt`.
+    public func applyTransferChanges(saving: [TransferCheckpoint], removing: [TransferKey]) throws(StoreError) {
+        let encoder = JSONEncoder()
+        var rows: [(TransferCheckpoint, String)] = []
+        rows.reserveCapacity(saving.count)
+        for checkpoint in saving {
+            do {
+                rows.append((checkpoint, String(decoding: try encoder.encode(checkpoint), as: UTF8.self)))
+            } catch {
+                throw StoreError(
+                    code: .writeFailed,
+                    path: path,
+                    message: "cannot encode transfer \(checkpoint.task): \(error)"
+                )
+            }
         }
+        let now = Date().timeIntervalSince1970
         try write("cannot write to") { db in
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO transfers (bundle_id, session, task, state, checkpoint_json, updated_unix_s)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    checkpoint.app.bundleIdentifier, checkpoint.session, checkpoint.task, checkpoint.state.rawValue,
-                    json, Date().timeIntervalSince1970,
-                ]
-            )
+            for (checkpoint, json) in rows {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO transfers (bundle_id, session, task, state, checkpoint_json, updated_unix_s)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        checkpoint.app.bundleIdentifier, checkpoint.session, checkpoint.task,
+                        checkpoint.state.rawValue, json, now,
+                    ]
+                )
+            }
+            for key in removing {
+                try db.execute(
+                    sql: "DELETE FROM transfers WHERE bundle_id = ? AND session = ? AND task = ?",
+                    arguments: [key.app.bundleIdentifier, key.session, key.task]
+                )
+            }
         }
     }
 
@@ -79,11 +99,6 @@ extension BackgroundStore: TransferCheckpointStore {
     ///
     /// - Throws: ``StoreError`` with code `writeFailed`, `readOnly` or `corrupt`.
     public func removeTransfer(app: AppID, session: String, task: Int) throws(StoreError) {
-        try write("cannot write to") { db in
-            try db.execute(
-                sql: "DELETE FROM transfers WHERE bundle_id = ? AND session = ? AND task = ?",
-                arguments: [app.bundleIdentifier, session, task]
-            )
-        }
+        try applyTransferChanges(saving: [], removing: [TransferKey(app: app, session: session, task: task)])
     }
 }

@@ -161,6 +161,8 @@ extension EmbeddedTransfers {
             if resumeData != nil { state.sessions[finished.session]?.keepsPartial.insert(finished.task) }
         }
         save(finished)
+        // Durable before the app hears it: a delivered body is never fetched again.
+        checkpoints?.flush()
         deliverCompletion(finished, resumeData: resumeData)
         reschedule()
     }
@@ -183,16 +185,14 @@ extension EmbeddedTransfers {
         sink?(event)
     }
 
+    /// Writes a checkpoint at the next flush (``CheckpointWriter``).
     func save(_ transfer: TransferCheckpoint) {
-        do {
-            try configuration.store?.saveTransfer(transfer)
-        } catch {
-            configuration.logger.error("cannot checkpoint transfer \(transfer.session)#\(transfer.task): \(error)")
-        }
+        checkpoints?.save(transfer)
     }
 
     func storedTransfers(of session: String) -> [TransferCheckpoint] {
         guard let store = configuration.store else { return [] }
+        checkpoints?.flush()
         do {
             return try store.transfers(of: configuration.app).filter { $0.session == session }.sorted {
                 $0.task < $1.task

@@ -56,6 +56,8 @@ public final class EmbeddedTransfers: TransferService {
     /// The configuration in force.
     public let configuration: Configuration
     let state: Mutex<ServiceState>
+    /// Writes checkpoints to the store in batches (``CheckpointWriter``).
+    let checkpoints: CheckpointWriter?
     /// The service's T+0 on the monotonic clock and the wall clock: the queue's instants.
     let origin = (monotonic: ContinuousClock.now, unixSeconds: Date().timeIntervalSince1970)
 
@@ -65,6 +67,14 @@ public final class EmbeddedTransfers: TransferService {
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.state = Mutex(ServiceState(queue: TransferQueue(device: configuration.device)))
+        self.checkpoints = configuration.store.map { CheckpointWriter(store: $0, logger: configuration.logger) }
+    }
+
+    /// Writes every checkpoint and removal made so far to the store, and returns once they are
+    /// committed. The service writes them in batches, within milliseconds, on its own; call it
+    /// before reading the store from elsewhere, or before the process exits at once.
+    public func flushCheckpoints() {
+        checkpoints?.flush()
     }
 
     /// `$XDG_DATA_HOME/background-execution/<app>/Container` (`~/.local/share/…` by default): the
@@ -169,11 +179,7 @@ public final class EmbeddedTransfers: TransferService {
             return (transfer, keeps)
         }
         guard let transfer else { return }
-        do {
-            try configuration.store?.removeTransfer(app: app, session: session, task: task)
-        } catch {
-            configuration.logger.error("cannot forget transfer \(session)#\(task): \(error)")
-        }
+        checkpoints?.remove(TransferKey(app: app, session: session, task: task))
         if let partial = transfer.partialFile, !keepsPartial { configuration.container.remove(partial) }
     }
 
@@ -198,5 +204,6 @@ public final class EmbeddedTransfers: TransferService {
         }
         for run in runs { run.cancel() }
         for run in runs { await run.value }
+        checkpoints?.flush()
     }
 }

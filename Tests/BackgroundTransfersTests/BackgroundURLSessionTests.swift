@@ -158,6 +158,7 @@ struct BackgroundURLSessionTests {
         task.resume()
         let why = try #require(harness.transfers.eligibility(session: "discretionary", task: task.taskIdentifier))
         #expect(why.unmet == [.requiresExternalPower, .cellularNotAllowed, .requiresUnmeteredNetwork])
+        harness.transfers.flushCheckpoints()  // the submit is written with the next batch
         let stored = try harness.store.transfers(of: TransferHarness.app).first { $0.session == "discretionary" }
         #expect(stored?.requirements?.priority == Double(URLSessionTask.highPriority))
         harness.transfers.setDevice(DeviceConditions(powerSource: .externalPower, network: .wifi))

@@ -179,6 +179,7 @@ struct DownloadTests {
             resumeData: nil
         )
         #expect(await harness.completion(of: task).outcome.errorCode == -999)
+        harness.transfers.flushCheckpoints()  // the removal is written with the next batch
         #expect(try harness.store.transfers(of: TransferHarness.app).isEmpty)  // delivered: forgotten
         #expect(harness.container.size(of: partial) == nil)  // and its file removed
         await harness.stop()

@@ -53,7 +53,9 @@ final class Downloader: NSObject, URLSessionDownloadDelegate, @unchecked Sendabl
     private var failed = false
 
     func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        // Every event was delivered (and acknowledged): the transfer is forgotten.
+        // Every event was delivered (and acknowledged): the transfer is forgotten once the
+        // service's last checkpoints are written, which an app that exits at once waits for.
+        transfers.flushCheckpoints()
         exit(failed ? 1 : 0)
     }
 }

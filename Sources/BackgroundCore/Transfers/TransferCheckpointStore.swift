@@ -18,4 +18,19 @@ public protocol TransferCheckpointStore: Sendable {
     ///
     /// - Throws: The store's error.
     func removeTransfer(app: AppID, session: String, task: Int) throws
+
+    /// Writes several checkpoints and forgets several transfers at once: a store that can does it
+    /// in one transaction (all or nothing), so that a batch costs one commit, not one per row.
+    ///
+    /// - Throws: The store's error; then none of the batch was written (one transaction), or
+    ///   what was written before the failing row (the default, row by row).
+    func applyTransferChanges(saving: [TransferCheckpoint], removing: [TransferKey]) throws
+}
+
+extension TransferCheckpointStore {
+    /// The default: row by row, saves first.
+    public func applyTransferChanges(saving: [TransferCheckpoint], removing: [TransferKey]) throws {
+        for checkpoint in saving { try saveTransfer(checkpoint) }
+        for key in removing { try removeTransfer(app: key.app, session: key.session, task: key.task) }
+    }
 }
