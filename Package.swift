@@ -145,6 +145,7 @@ let package = Package(
                 "BackgroundExecution",
                 "BackgroundStore",
                 "BackgroundProcessControl",
+                "BackgroundDevice",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -156,6 +157,7 @@ let package = Package(
             name: "backgroundd",
             dependencies: [
                 "BackgroundDaemon",
+                "BackgroundDevice",
                 "BackgroundProcessControl",
                 "CommandOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -186,6 +188,7 @@ let package = Package(
                 "BackgroundExecution",
                 "BackgroundSimulator",
                 "BackgroundStore",
+                "BackgroundDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

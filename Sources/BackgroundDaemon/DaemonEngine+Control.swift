@@ -44,12 +44,20 @@ extension DaemonEngine {
             return reply(.invalid, "follow the log on a connection of its own", [:])
         case .push(let app, let payload):
             return push(app, payload: payload)
+        case .deviceConditions:
+            let parts = deviceReply()
+            return reply(.ok, parts.lines.joined(separator: "\n"), parts.document)
+        case .overrideDevice(let arguments):
+            return overrideDevice(arguments)
+        case .clearDeviceOverrides:
+            return overrideDevice(nil)
         }
     }
 
     private func status() -> ControlReply {
         let now = clock()
-        let summary = state.withLock { state -> [String: Any] in
+        let device = deviceReply()
+        var summary = state.withLock { state -> [String: Any] in
             let apps = state.installed.keys.sorted()
             let pending = apps.reduce(0) { $0 + state.core.pendingRequests(of: $1).count }
             let connected = state.appLinks.count
@@ -71,6 +79,7 @@ extension DaemonEngine {
                 "reclaimNext": state.core.reclaimCandidates.first.map { $0.bundleIdentifier as Any } ?? NSNull(),
             ]
         }
+        summary["device"] = device.document
         let awake = (summary["keptAwake"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         let text = """
             backgroundd (pid \(summary["pid"]!)): running
@@ -79,8 +88,7 @@ extension DaemonEngine {
             apps: \(summary["installedApps"]!) installed, \(summary["connectedApps"]!) connected
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
-            memory pressure: \(summary["memoryPressure"]!); next to reclaim: \(summary["reclaimNext"] as? String ?? "none")
-            """ + awake.map { "\n" + $0 }.joined()
+            """ + device.lines.map { "\n" + $0 }.joined() + awake.map { "\n" + $0 }.joined()
         return reply(.ok, text, summary)
     }
 

@@ -37,6 +37,9 @@ public final class DaemonEngine: Sendable {
         /// Whether apps run under uids of their own: who may connect as an app
         /// (`PeerIdentity.swift`) and what `bgctl daemon status` says.
         public var isolation: AppIsolation
+        /// Where the device's conditions are read, and whether overrides are accepted
+        /// (`DaemonDevice.swift`); by default ``device`` with source `default`, no overrides.
+        public var deviceSettings = DaemonDevice.Settings()
 
         /// Creates a configuration: iOS's numbers and a server's device by default.
         public init(
@@ -117,6 +120,8 @@ public final class DaemonEngine: Sendable {
     let wallClock: WallClock
     let wakeups: any WakeupScheduler
     let journal: EventJournal?
+    /// The device's conditions, their sources and the developer's overrides.
+    public let device: DaemonDevice
     var logger: Logger { configuration.logger }
 
     /// Creates an engine over `store`, installs `apps`, carries on with the `survivors` a
@@ -147,7 +152,13 @@ public final class DaemonEngine: Sendable {
         self.wallClock = wallClock ?? WallClock(unixSecondsAtOrigin: EventJournal.unixNow() - now.seconds)
         self.wakeups = wakeups ?? TaskWakeups()
         self.journal = configuration.journalPath.map { EventJournal(path: $0, logger: configuration.logger) }
-        var initial = State(core: BackgroundSystem(policy: configuration.policy, device: configuration.device))
+        self.device = DaemonDevice(
+            settings: configuration.deviceSettings,
+            configured: configuration.device,
+            memoryPolicy: configuration.policy.memory,
+            logger: configuration.logger
+        )
+        var initial = State(core: BackgroundSystem(policy: configuration.policy, device: device.conditions))
         for app in apps { initial.installed[app.id] = app }
         self.state = Mutex(initial)
         try restore(apps, survivors: survivors)

@@ -19,6 +19,9 @@ public struct DaemonService: Service {
     public var isolation: AppIsolation
     /// The logger.
     public var logger: Logger
+    /// Where the device's conditions are read and whether overrides are accepted
+    /// (`backgroundd` passes the machine's probes; by default none).
+    public var deviceSettings = DaemonDevice.Settings()
     /// Called once the socket is served, with the engine (tests, benchmarks).
     public var onReady: (@Sendable (DaemonEngine) -> Void)?
 
@@ -51,10 +54,12 @@ public struct DaemonService: Service {
             )
         }
         engine.armTimer()
+        engine.device.start(engine)
         onReady?(engine)
         try? await gracefulShutdown()
         logger.notice("shutting down")
         await server.stop()
+        engine.device.stop()
         engine.endStartedApps()
         do {
             try store.checkpoint()
@@ -87,14 +92,16 @@ public struct DaemonService: Service {
             "\(manifests.apps.count) apps installed from \(paths.manifests)\(manifests.problems.isEmpty ? "" : " (\(manifests.problems.count) manifests not loaded)")"
         )
         let survivors = processes.adoptSurvivors(of: manifests.apps)
+        var configuration = DaemonEngine.Configuration(
+            policy: policy,
+            reportsDirectory: paths.reports,
+            journalPath: paths.state + "/journal.jsonl",
+            logger: logger,
+            isolation: isolation
+        )
+        configuration.deviceSettings = deviceSettings
         let engine = try DaemonEngine(
-            configuration: .init(
-                policy: policy,
-                reportsDirectory: paths.reports,
-                journalPath: paths.state + "/journal.jsonl",
-                logger: logger,
-                isolation: isolation
-            ),
+            configuration: configuration,
             store: store,
             apps: manifests.apps,
             processes: processes,

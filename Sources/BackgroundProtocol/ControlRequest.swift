@@ -38,6 +38,14 @@ public enum ControlRequest: Sendable, Hashable, Codable {
     /// it: the app is resumed or launched in the background, within the silent-push budget.
     /// This is the socket a local push agent uses (docs/background-modes.md).
     case push(AppID, payload: String)
+    /// The device's conditions (power, battery, Low Power Mode, network, idle, unlocked, memory
+    /// pressure), each with its source: a probe, the documented default, or an override.
+    case deviceConditions
+    /// Overrides probes with `key=value` arguments (`power=battery battery=15`; `key=probe`
+    /// returns that key to its probe), as `bgctl device set` sends them. Developer mode only.
+    case overrideDevice([String])
+    /// Returns every condition to its probe (`bgctl device clear`). Developer mode only.
+    case clearDeviceOverrides
 }
 
 /// The daemon's answer to a ``ControlRequest``: the outcome, a human text and a JSON document.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundDevice
 import BackgroundExecution
 import BackgroundProcessControl
 import CommandOutput
@@ -65,6 +66,15 @@ struct Backgroundd: AsyncParsableCommand {
     @Option(help: "With per-app uids: the directory of the apps' containers (default <state>/containers).")
     var containers: String?
 
+    @Option(
+        help:
+            "Device conditions: machine (read the probes: sysfs, netlink, input, PSI, D-Bus) or none (a server's defaults)."
+    )
+    var deviceProbes: String = "machine"
+
+    @Flag(help: "Accept bgctl device set/clear: overrides of the probed conditions, for development.")
+    var developerMode = false
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -108,12 +118,14 @@ struct Backgroundd: AsyncParsableCommand {
         var logger = Logger(label: "backgroundd")
         logger.logLevel = level
         let processes: any AppProcesses
+        var freezer: FreezeMechanism?
         switch processControl {
         case "none":
             processes = UnmanagedProcesses()
         case "auto":
             do {
                 let controller = try LinuxProcessController(configuration: .init(subtreeName: cgroupSubtree))
+                freezer = controller.freezeMechanism
                 processes = SpawnedAppProcesses(
                     controller: controller,
                     socketPath: paths.socket,
@@ -127,13 +139,14 @@ struct Backgroundd: AsyncParsableCommand {
         default:
             throw ValidationError("--process-control: \(processControl) is not auto or none")
         }
-        let service = DaemonService(
+        var service = DaemonService(
             paths: paths,
             policy: systemPolicy,
             processes: processes,
             isolation: isolation,
             logger: logger
         )
+        service.deviceSettings = try deviceSettings(freezer: freezer)
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -171,6 +184,23 @@ extension Backgroundd {
             )
         } catch {
             throw ValidationError(error.message)
+        }
+    }
+
+    /// The probes `--device-probes` names: the machine's read PSI from the apps' cgroup subtree
+    /// when the cgroup freezer is in use, else the system's file.
+    func deviceSettings(freezer: FreezeMechanism?) throws -> DaemonDevice.Settings {
+        switch deviceProbes {
+        case "none":
+            return DaemonDevice.Settings(developerMode: developerMode)
+        case "machine":
+            var cgroup: String?
+            if case .cgroupFreezer(let subtree)? = freezer {
+                cgroup = String(subtree.drop(while: { $0 == "/" }))
+            }
+            return DaemonDevice.Settings(sources: .machine(cgroup: cgroup), developerMode: developerMode)
+        default:
+            throw ValidationError("--device-probes: \(deviceProbes) is not machine or none")
         }
     }
 }

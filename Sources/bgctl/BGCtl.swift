@@ -21,6 +21,7 @@ struct BGCtl: AsyncParsableCommand {
             DemoCommand.self, WhyCommand.self, StatusCommand.self, SimulateLaunchCommand.self,
             SimulateExpirationCommand.self, ShutdownExampleCommand.self, SchedulerExampleCommand.self,
             SimulateCommand.self, FuzzCommand.self, DoctorLauncher.self, DaemonCommand.self, PushCommand.self,
+            DeviceCommand.self,
         ]
     )
 

@@ -83,6 +83,24 @@ struct RemoteNotificationTests {
         #expect(try d.tick(at: .t(86_400)).taskRuns.isEmpty)
     }
 
+    @Test("A known app force-quit while not running (its card swiped away) gets no push either, until opened")
+    func forceQuitWhileNotRunning() throws {
+        var d = Driver()
+        try d.send(.install(AppManifest(bundleIdentifier: notes, backgroundModes: [.remoteNotification])), at: .zero)
+        let quit = try d.send(.terminate(notes, .userForceQuit), at: .t(5))
+        #expect(!quit.contains { if case .terminate = $0 { return true } else { return false } })
+        #expect(d.state(notes) == .notRunning)
+        let effects = try d.send(.remoteNotification(notes, payload: "{}"), at: .t(100))
+        #expect(!effects.contains { if case .launch = $0 { return true } else { return false } })
+        #expect(effects.logs.contains { $0.message.contains("force-quit") })
+        try d.send(.launch(notes, .foreground), at: .t(200))
+        try d.send(.finishLaunching(notes), at: .t(200))
+        try d.send(.activate(notes), at: .t(200))
+        try d.background(notes, at: .t(210))
+        let woken = try d.send(.remoteNotification(notes, payload: "{}"), at: .t(300))
+        #expect(woken.taskRuns.map(\.request.kind) == [.remoteNotification])
+    }
+
     @Test(
         "Without 'remote-notification' a push does not wake the app (a warning names the mode); in the foreground it is delivered"
     )

@@ -38,6 +38,8 @@ struct DeviceReadingTests {
                 "battery: 100% (default: no battery)",
                 "low-power: off (default: not read: no D-Bus reader yet)",
                 "network: wifi (probe: eth0 up with carrier)",
+                "metered: no (probe: no cellular modem)",
+                "constrained: no (default: not read: Linux has no Low Data Mode source)",
                 "idle: yes (default: no /dev/input)",
                 "unlocked: yes (default: not read: no D-Bus reader yet)",
                 "memory: some avg10=12.50% full avg10=0.50%, 2048 MiB available (probe: /proc/pressure/memory)",
@@ -54,7 +56,10 @@ struct DeviceReadingTests {
                     unlockedSinceBoot: true
                 )
         )
-        #expect(reading.entries.map(\.source.kind) == ["default", "default", "default", "probe", "default", "default"])
+        #expect(
+            reading.entries.map(\.source.kind)
+                == ["default", "default", "default", "probe", "probe", "default", "default", "default"]
+        )
     }
 
     @Test("Overrides win and read as source override; `probe` clears one")
@@ -93,10 +98,16 @@ struct DeviceReadingTests {
             ),
             ("network=ethernet", "network='ethernet' is not valid (valid: none, wifi, cellular, or probe to clear)"),
             ("idle=true", "idle='true' is not valid (valid: yes, no, or probe to clear)"),
-            ("charger=on", "unknown key 'charger' (valid: power, battery, network, low-power, idle, unlocked)"),
-            ("battery", "'battery' is not key=value (keys: power, battery, network, low-power, idle, unlocked)"),
+            (
+                "charger=on",
+                "unknown key 'charger' (valid: power, battery, network, metered, constrained, low-power, idle, unlocked)"
+            ),
+            (
+                "battery",
+                "'battery' is not key=value (keys: power, battery, network, metered, constrained, low-power, idle, unlocked)"
+            ),
             ("power=battery power=external", "'power' given twice"),
-            ("", "no key=value given (keys: power, battery, network, low-power, idle, unlocked)"),
+            ("", "no key=value given (keys: power, battery, network, metered, constrained, low-power, idle, unlocked)"),
         ]
     )
     func badOverrides(text: String, message: String) {
@@ -125,7 +136,8 @@ struct DeviceReadingTests {
         #expect(
             first == [
                 "power: no power supply found", "battery: no battery", "low-power: not read: no D-Bus reader yet",
-                "idle: no /dev/input", "unlocked: not read: no D-Bus reader yet",
+                "constrained: not read: Linux has no Low Data Mode source", "idle: no /dev/input",
+                "unlocked: not read: no D-Bus reader yet",
             ]
         )
         #expect(reported.unsaid(in: Self.machine()).isEmpty)
@@ -137,7 +149,8 @@ struct DeviceReadingTests {
         )
         #expect(
             reported.unsaid(in: broken) == [
-                "battery: BAT0: no readable capacity", "network: no /sys/class/net", "memory: no PSI",
+                "battery: BAT0: no readable capacity", "network: no /sys/class/net", "metered: no /sys/class/net",
+                "memory: no PSI",
                 "BAT0: no capacity",
             ]
         )
@@ -153,6 +166,46 @@ struct DeviceReadingTests {
             idleness: input.idleness(),
             memory: ProcMemoryPressureProbe().pressure()
         )
-        #expect(reading.lines.count == 7)
+        #expect(reading.lines.count == 9)
+    }
+}
+
+@Suite("Overrides of the network's cost and Low Power Mode")
+struct NetworkCostOverrideTests {
+    @Test("metered and constrained override the network's cost for transfers; lowpower is low-power")
+    func meteredAndConstrained() throws {
+        let overrides = try DeviceOverrides(parsing: "metered=yes constrained=yes lowpower=on")
+        #expect(overrides.description == "metered=yes constrained=yes low-power=on")
+        let reading = DeviceReading(
+            power: .unavailable(reason: "no power supply found"),
+            network: .read(
+                [NetworkInterface(name: "eth0", hardwareType: 1, operState: "up", carrier: true)],
+                from: "x"
+            ),
+            idleness: .unavailable(reason: "no /dev/input"),
+            memory: .unavailable(reason: "no PSI"),
+            overrides: overrides
+        )
+        #expect(reading.transferNetwork == TransferNetwork(network: .wifi, isExpensive: true, isConstrained: true))
+        #expect(reading.conditions.lowPowerMode)
+        #expect(reading.lines.contains("metered: yes (override)"))
+        #expect(throws: DeviceOverrideError.invalidValue(key: .metered, value: "maybe")) {
+            try DeviceOverrides(parsing: "metered=maybe")
+        }
+    }
+
+    @Test("a cellular modem reads as metered from the probe")
+    func cellularIsMetered() {
+        let reading = DeviceReading(
+            power: .unavailable(reason: "none"),
+            network: .read(
+                [NetworkInterface(name: "wwan0", hardwareType: 1, operState: "up", carrier: true, isCellular: true)],
+                from: "x"
+            ),
+            idleness: .unavailable(reason: "none"),
+            memory: .unavailable(reason: "none")
+        )
+        #expect(reading.metered == Sourced(true, .probe("a cellular modem")))
+        #expect(reading.transferNetwork.isExpensive)
     }
 }

@@ -24,8 +24,11 @@ extension BackgroundSystem {
             return check(app, "enterForeground") { $0 == .background || $0 == .suspended }
         case .resumeInBackground(let app):
             return check(app, "resumeInBackground") { $0 == .suspended }
-        case .terminate(let app, _):
+        case .terminate(let app, let reason):
             let current = state(of: app)
+            // The app switcher's swipe also removes the card of a known app whose process is gone:
+            // it sets the force-quit flag all the same (S10).
+            if reason == .userForceQuit, appIndex[app] != nil { return nil }
             return current.hasProcess
                 ? nil : BackgroundSystemError(code: .appNotRunning, app: app, state: current, event: "terminate")
         case .didEnterBackgroundReturned, .backgroundWakeReturned, .beginAssertion, .assertionBegun, .endAssertion,
@@ -145,7 +148,9 @@ extension BackgroundSystem {
         // No background launches until the user opens it again (set before the process ends, so
         // the slots its tasks free are not handed straight back to it).
         if reason == .userForceQuit { apps[index].forceQuit = true }
-        end(index, reason: reason, explanation: explanation, at: now, into: &effects)
+        if apps[index].state.hasProcess {
+            end(index, reason: reason, explanation: explanation, at: now, into: &effects)
+        }
         if reason == .userForceQuit {
             // Queued continued-processing requests are cancelled by the swipe (S13).
             let continued = apps[index].pending.values.filter { $0.request.kind == .continuedProcessing }

@@ -108,7 +108,7 @@ public struct PressureStall: Sendable, Hashable {
         return render("some", some) + (full.map { render("full", $0) } ?? "")
     }
 
-    static func twoDecimals(_ value: Double) -> String {
+    public static func twoDecimals(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"

@@ -8,6 +8,8 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
         case power
         case battery
         case network
+        case metered
+        case constrained
         case lowPower = "low-power"
         case idle
         case unlocked
@@ -19,7 +21,7 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
             case .battery: return "an integer percentage 0...100 (15 or 15%)"
             case .network: return "none, wifi, cellular"
             case .lowPower: return "on, off"
-            case .idle, .unlocked: return "yes, no"
+            case .idle, .unlocked, .metered, .constrained: return "yes, no"
             }
         }
     }
@@ -30,6 +32,10 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
     public var batteryPercent: Int?
     /// Network.
     public var network: DeviceConditions.Network?
+    /// Metered network (expensive: a hotspot, cellular).
+    public var metered: Bool?
+    /// Constrained network (Low Data Mode).
+    public var constrained: Bool?
     /// Low Power Mode.
     public var lowPowerMode: Bool?
     /// User idle.
@@ -45,6 +51,8 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
         power: DeviceConditions.PowerSource? = nil,
         batteryPercent: Int? = nil,
         network: DeviceConditions.Network? = nil,
+        metered: Bool? = nil,
+        constrained: Bool? = nil,
         lowPowerMode: Bool? = nil,
         isIdle: Bool? = nil,
         unlockedSinceBoot: Bool? = nil
@@ -52,6 +60,8 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
         self.power = power
         self.batteryPercent = batteryPercent
         self.network = network
+        self.metered = metered
+        self.constrained = constrained
         self.lowPowerMode = lowPowerMode
         self.isIdle = isIdle
         self.unlockedSinceBoot = unlockedSinceBoot
@@ -75,7 +85,9 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
             guard let equals = token.firstIndex(of: "=") else { throw .missingEquals(String(token)) }
             let name = String(token[..<equals])
             let value = String(token[token.index(after: equals)...])
-            guard let key = Key(rawValue: name) else { throw .unknownKey(name) }
+            guard let key = Key(rawValue: name == "lowpower" ? Key.lowPower.rawValue : name) else {
+                throw .unknownKey(name)
+            }
             guard !seen.contains(key) else { throw .duplicateKey(name) }
             seen.append(key)
             try result.set(key, value)
@@ -105,6 +117,10 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
                     ["none": DeviceConditions.Network.none, "wifi": .wifi, "cellular": .cellular],
                     invalid()
                 )
+        case .metered:
+            metered = clear ? nil : try Self.choice(value, ["yes": true, "no": false], invalid())
+        case .constrained:
+            constrained = clear ? nil : try Self.choice(value, ["yes": true, "no": false], invalid())
         case .lowPower:
             lowPowerMode = clear ? nil : try Self.choice(value, ["on": true, "off": false], invalid())
         case .idle:
@@ -137,6 +153,8 @@ public struct DeviceOverrides: Sendable, Hashable, CustomStringConvertible {
         if let power { parts.append("power=" + (power == .battery ? "battery" : "external")) }
         if let batteryPercent { parts.append("battery=\(batteryPercent)") }
         if let network { parts.append("network=" + network.rawValue) }
+        if let metered { parts.append("metered=" + (metered ? "yes" : "no")) }
+        if let constrained { parts.append("constrained=" + (constrained ? "yes" : "no")) }
         if let lowPowerMode { parts.append("low-power=" + (lowPowerMode ? "on" : "off")) }
         if let isIdle { parts.append("idle=" + (isIdle ? "yes" : "no")) }
         if let unlockedSinceBoot { parts.append("unlocked=" + (unlockedSinceBoot ? "yes" : "no")) }

@@ -23,6 +23,10 @@ public struct DeviceReading: Sendable, Hashable {
     public var lowPowerMode: Sourced<Bool>
     /// The network.
     public var network: Sourced<DeviceConditions.Network>
+    /// Whether the network is metered (expensive): cellular, or marked so.
+    public var metered: Sourced<Bool>
+    /// Whether the network is constrained (Low Data Mode).
+    public var constrained: Sourced<Bool>
     /// Whether the user is away.
     public var idle: Sourced<Bool>
     /// Whether the device was unlocked since boot.
@@ -35,6 +39,13 @@ public struct DeviceReading: Sendable, Hashable {
 
     /// The reason Low Power Mode and the lock state use their defaults.
     public static let noDBusReason = "not read: no D-Bus reader yet"
+    /// The reason Low Data Mode uses its default.
+    public static let noLowDataModeReason = "not read: Linux has no Low Data Mode source"
+
+    /// The network as transfers see it (metered is expensive, constrained is Low Data Mode).
+    public var transferNetwork: TransferNetwork {
+        TransferNetwork(network: network.value, isExpensive: metered.value, isConstrained: constrained.value)
+    }
 
     /// Combines what the probes found, the defaults and the overrides.
     public init(
@@ -42,6 +53,8 @@ public struct DeviceReading: Sendable, Hashable {
         network interfaces: Probed<[NetworkInterface]>,
         idleness: Probed<Bool>,
         memory: Probed<MemoryPressure>,
+        lowPowerMode: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
+        unlocked: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
         overrides: DeviceOverrides = .none
     ) {
         let powerSource: Probed<DeviceConditions.PowerSource>
@@ -63,11 +76,35 @@ public struct DeviceReading: Sendable, Hashable {
             }
         self.power = Sourced(powerSource, default: .externalPower)
         self.battery = Sourced(level, default: 1)
-        self.lowPowerMode = Sourced(.unavailable(reason: Self.noDBusReason), default: false)
+        self.lowPowerMode = Sourced(lowPowerMode, default: false)
         self.network = Sourced(network, default: .wifi)
+        self.metered = Sourced(
+            network.value.map {
+                Probed.read($0 == .cellular, from: $0 == .cellular ? "a cellular modem" : "no cellular modem")
+            }
+                ?? .unavailable(reason: network.reason ?? "no network read"),
+            default: false
+        )
+        self.constrained = Sourced(.unavailable(reason: Self.noLowDataModeReason), default: false)
         self.idle = Sourced(idleness, default: true)
-        self.unlockedSinceBoot = Sourced(.unavailable(reason: Self.noDBusReason), default: true)
+        self.unlockedSinceBoot = Sourced(unlocked, default: true)
         self.memory = memory
+        apply(overrides)
+    }
+
+    /// Conditions nobody probed (a daemon built without probes, in tests): each one `default`
+    /// with `reason`, memory unknown, then the overrides.
+    public init(configured conditions: DeviceConditions, reason: String, overrides: DeviceOverrides = .none) {
+        power = Sourced(conditions.powerSource, .defaulted(reason: reason))
+        battery = Sourced(conditions.batteryLevel, .defaulted(reason: reason))
+        lowPowerMode = Sourced(conditions.lowPowerMode, .defaulted(reason: reason))
+        network = Sourced(conditions.network, .defaulted(reason: reason))
+        metered = Sourced(conditions.network == .cellular, .defaulted(reason: reason))
+        constrained = Sourced(false, .defaulted(reason: reason))
+        idle = Sourced(conditions.isIdle, .defaulted(reason: reason))
+        unlockedSinceBoot = Sourced(conditions.unlockedSinceBoot, .defaulted(reason: reason))
+        memory = .unavailable(reason: reason)
+        problems = []
         apply(overrides)
     }
 
@@ -75,6 +112,8 @@ public struct DeviceReading: Sendable, Hashable {
         if let value = overrides.power { power = Sourced(value, .override) }
         if let value = overrides.batteryPercent { battery = Sourced(Double(value) / 100, .override) }
         if let value = overrides.network { network = Sourced(value, .override) }
+        if let value = overrides.metered { metered = Sourced(value, .override) }
+        if let value = overrides.constrained { constrained = Sourced(value, .override) }
         if let value = overrides.lowPowerMode { lowPowerMode = Sourced(value, .override) }
         if let value = overrides.isIdle { idle = Sourced(value, .override) }
         if let value = overrides.unlockedSinceBoot { unlockedSinceBoot = Sourced(value, .override) }
@@ -99,6 +138,8 @@ public struct DeviceReading: Sendable, Hashable {
             ("battery", "\(Int((battery.value * 100).rounded()))%", battery.source),
             ("low-power", lowPowerMode.value ? "on" : "off", lowPowerMode.source),
             ("network", network.value.rawValue, network.source),
+            ("metered", metered.value ? "yes" : "no", metered.source),
+            ("constrained", constrained.value ? "yes" : "no", constrained.source),
             ("idle", idle.value ? "yes" : "no", idle.source),
             ("unlocked", unlockedSinceBoot.value ? "yes" : "no", unlockedSinceBoot.source),
         ]

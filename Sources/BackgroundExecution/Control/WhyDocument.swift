@@ -132,4 +132,6 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     public var modes: [HeldModeDocument]?
     /// The mode that keeps the app running in the background now, if one does.
     public var keptAwakeBy: HeldModeDocument?
+    /// The device's conditions with their sources (absent from older apps' answers).
+    public var device: [ConditionDocument]?
 }

@@ -125,6 +125,7 @@ extension EmbeddedSystem {
                 "  running \(ControlCharacters.escaped(run.request.identifier)) (\(run.request.kind)), since \(formatWallClock(run.startedAt))"
             )
         }
+        lines += ConditionDocument.embedded(device).map { "  " + $0.line }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -203,7 +204,8 @@ extension EmbeddedSystem {
                 )
             },
             modes: modes.held,
-            keptAwakeBy: modes.keptAwakeBy
+            keptAwakeBy: modes.keptAwakeBy,
+            device: ConditionDocument.embedded(device)
         )
         return try WhyDocument.encode(document)
     }
