@@ -49,6 +49,11 @@ struct DeviceCommandTests {
     @Test("developer mode: set overrides with sources, --json, key=probe and clear; the log says each default once")
     func developerMode() async throws {
         let daemon = try await Daemon(["--developer-mode"])
+        // bgctl runs block: on a thread of their own, never the cooperative pool (2 threads here).
+        try await onThread { try Self.developerModeChecks(daemon) }.get()
+    }
+
+    static func developerModeChecks(_ daemon: Daemon) throws {
         var log = ""
         defer { if log.isEmpty { _ = daemon.stop() } }
         let set = try daemon.bgctl(["device", "set", "power=battery", "battery=15", "network=none", "lowpower=on"])
@@ -90,17 +95,21 @@ struct DeviceCommandTests {
     @Test("without developer mode set and clear are refused (77), and showing still works")
     func refusedWithoutDeveloperMode() async throws {
         let daemon = try await Daemon([])
-        defer { _ = daemon.stop() }
-        let set = try daemon.bgctl(["device", "set", "power=battery"])
-        #expect(set.status == 77, "\(set.error)")
-        #expect(set.output.contains("start backgroundd with --developer-mode"))
-        #expect(try daemon.bgctl(["device", "clear"]).status == 77)
-        #expect(try daemon.bgctl(["device"]).status == 0)
+        try await onThread {
+            defer { _ = daemon.stop() }
+            let set = try daemon.bgctl(["device", "set", "power=battery"])
+            #expect(set.status == 77, "\(set.error)")
+            #expect(set.output.contains("start backgroundd with --developer-mode"))
+            #expect(try daemon.bgctl(["device", "clear"]).status == 77)
+            #expect(try daemon.bgctl(["device"]).status == 0)
+        }.get()
     }
 
     @Test("no daemon is 69, one line")
-    func noDaemon() throws {
-        let result = try runBgctl(["device", "show", "--socket", "/tmp/no-such-backgroundd-\(getpid()).sock"])
+    func noDaemon() async throws {
+        let result = try await onThread {
+            try runBgctl(["device", "show", "--socket", "/tmp/no-such-backgroundd-\(getpid()).sock"])
+        }.get()
         #expect(result.status == 69, "\(result.error)")
         #expect(result.error.filter { $0 == "\n" }.count == 1)
     }
