@@ -22,7 +22,13 @@ struct DeviceCommandTests {
                 attributes: [.posixPermissions: 0o700]
             )
             process.executableURL = builtExecutable("backgroundd")
-            process.arguments = ["--process-control", "none"] + arguments
+            // Explicit paths: as root the daemon's defaults are the system's (/var/lib, /run).
+            process.arguments =
+                [
+                    "--process-control", "none", "--app-users", "off", "--state-dir",
+                    home.path + "/.local/state/backgroundd",
+                    "--socket", home.path + "/.local/state/backgroundd/run/backgroundd.sock",
+                ] + arguments
             process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice
