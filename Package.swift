@@ -146,6 +146,7 @@ let package = Package(
                 "BackgroundStore",
                 "BackgroundProcessControl",
                 "BackgroundDevice",
+                "BackgroundTransfers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -369,11 +370,20 @@ let package = Package(
             path: "Tests/DaemonAPITestApp",
             swiftSettings: strictSettings
         ),
+        // A background download written as iOS apps write it (app delegate, URLSessionDownloadDelegate,
+        // handleEventsForBackgroundURLSession), run under backgroundd for BackgroundDaemonTests.
+        .executableTarget(
+            name: "daemon-transfer-test-app",
+            dependencies: ["BackgroundExecution"],
+            path: "Tests/DaemonTransferTestApp",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundDaemonTests",
             dependencies: [
                 "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
                 "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app", "daemon-api-test-app",
+                "daemon-transfer-test-app", "BackgroundTransfers", "TransferTestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -199,6 +199,7 @@ extension DaemonEngine {
             logger.warning("\(app) tried to act on \(subject); connection closed")
             return refuse(link, DaemonRefusal(.notPermitted, "a connection of \(app) cannot act on another app"))
         }
+        if transfersHoldWake(event, from: app, link: link) { return }  // until the transfer events are handled
         if let reply = redeclared(event, by: app) {
             if !oneWay { link.send(.system(.answer(reply, []))) }  // made for it at the daemon's restart
             return

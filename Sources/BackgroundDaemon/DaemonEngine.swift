@@ -122,6 +122,8 @@ public final class DaemonEngine: Sendable {
     let journal: EventJournal?
     /// The device's conditions, their sources and the developer's overrides.
     public let device: DaemonDevice
+    /// The background transfers the daemon runs (``runTransfers(_:)``, `DaemonEngine+Transfers.swift`).
+    let transferHost = Mutex<DaemonTransfers?>(nil)
     var logger: Logger { configuration.logger }
 
     /// Creates an engine over `store`, installs `apps`, carries on with the `survivors` a
@@ -199,6 +201,7 @@ public final class DaemonEngine: Sendable {
     /// app whose connection `answering` sent it (those are answered, not pushed).
     func handle(_ event: Event, answering: AppID?) -> (reply: Reply?, forCaller: [Effect]) {
         var outbox = Outbox()
+        var carriedOut: [Effect] = []
         let result = state.withLock { state -> (Reply?, [Effect]) in
             let now = clock()
             state.buffer.removeAll(keepingCapacity: true)
@@ -212,6 +215,7 @@ public final class DaemonEngine: Sendable {
             state.eventsHandled += 1
             journal?.record(event: event, reply: reply, at: wallClock.unixSeconds(of: now))
             let effects = state.buffer
+            carriedOut = effects
             persist(effects, in: &state)
             recordBudgets(after: effects, in: &state, at: now)
             // The app's runtime decides from its grant state: a change goes first.
@@ -229,6 +233,7 @@ public final class DaemonEngine: Sendable {
             return (reply, forCaller)
         }
         outbox.flush()
+        transfersObserve(carriedOut)
         return result
     }
 

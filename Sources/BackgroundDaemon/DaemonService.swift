@@ -114,6 +114,9 @@ public struct DaemonService: Service {
                 "backgroundd runs as root and starts every app as root: --app-users auto gives each app a uid of its own (SECURITY.md)"
             )
         }
+        engine.runTransfers(
+            DaemonTransfers(configuration: .init(containers: paths.state + "/containers", logger: logger), store: store)
+        )
         return (engine, store)
     }
 }

@@ -1,5 +1,6 @@
 /// What runs an app's background transfers: the engine in the app's own process (embedded
-/// mode, `BackgroundTransfers`' `EmbeddedTransfers`) or, later, `backgroundd`.
+/// mode, `BackgroundTransfers`' `EmbeddedTransfers`) or `backgroundd` (system mode, through the
+/// app's daemon connection).
 ///
 /// The app-facing `URLSession` family talks only to this protocol, so `BackgroundExecution`
 /// never links an HTTP client itself. Every call is for one app's session; a service never
@@ -64,6 +65,9 @@ public struct TransferSessionOptions: Sendable, Hashable, Codable {
     public var requestTimeoutSeconds: Double
     /// The longest a transfer may take, retries included (Apple's default: 7 days).
     public var resourceTimeoutSeconds: Double
+    /// `sessionSendsLaunchEvents`: whether the system launches or resumes the app when the
+    /// session's transfers finish (Apple's default: true; system mode only).
+    public var sendsLaunchEvents: Bool
 
     /// Creates options, with Apple's defaults.
     public init(
@@ -71,13 +75,15 @@ public struct TransferSessionOptions: Sendable, Hashable, Codable {
         session: String,
         maximumConnectionsPerHost: Int = 6,
         requestTimeoutSeconds: Double = 60,
-        resourceTimeoutSeconds: Double = 7 * 24 * 3600
+        resourceTimeoutSeconds: Double = 7 * 24 * 3600,
+        sendsLaunchEvents: Bool = true
     ) {
         self.app = app
         self.session = session
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.resourceTimeoutSeconds = resourceTimeoutSeconds
+        self.sendsLaunchEvents = sendsLaunchEvents
     }
 }
 

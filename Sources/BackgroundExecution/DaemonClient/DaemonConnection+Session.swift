@@ -39,6 +39,7 @@ extension DaemonConnection {
             for event in parked { send(.app(.oneWay(event)), in: &state) }
             state.wakeCallsAwaitingConnection()
         }
+        transfersReconnected()
         logger.info(
             "\(app): connected to backgroundd (\(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?"))"
         )

@@ -131,6 +131,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
     /// The app this connection speaks for.
     public let app: AppID
     let state = Mutex(State())
+    /// Background sessions' transfers through the daemon (`DaemonConnection+Transfers.swift`).
+    let transferClientSlot = Mutex<DaemonTransferClient?>(nil)
     var logger: Logger { configuration.logger }
 
     /// Connects and waits (at most ``Configuration/connectTimeout``) for the daemon's welcome.

@@ -36,7 +36,8 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     /// `identifier` (reference §5.3): keep `completionHandler`, recreate the session with that
     /// identifier, and call the handler on the main queue from
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. (Called by the simulator's relaunch
-    /// and the system mode's; in embedded mode the app recreates its session at launch.)
+    /// and, in system mode, when `backgroundd` launches or resumes the app for the session's
+    /// events, after the launch callbacks; in embedded mode the app recreates its session at launch.)
     func application(
         _ application: UIApplication,
         handleEventsForBackgroundURLSession identifier: String,

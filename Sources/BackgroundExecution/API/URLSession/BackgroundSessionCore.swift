@@ -73,7 +73,8 @@ final class BackgroundSessionCore: @unchecked Sendable {
             session: identifier,
             maximumConnectionsPerHost: max(1, configuration.httpMaximumConnectionsPerHost),
             requestTimeoutSeconds: configuration.timeoutIntervalForRequest,
-            resourceTimeoutSeconds: configuration.timeoutIntervalForResource
+            resourceTimeoutSeconds: configuration.timeoutIntervalForResource,
+            sendsLaunchEvents: configuration.sessionSendsLaunchEvents
         )
         // Events wait until the known tasks are registered: the queue is held meanwhile.
         let wasSuspended = queue.isSuspended

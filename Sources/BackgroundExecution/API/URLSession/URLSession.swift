@@ -41,7 +41,9 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     /// The service background sessions use.
-    static var transferService: (any TransferService)? { service.withLock { $0 } }
+    static var transferService: (any TransferService)? {
+        service.withLock { $0 } ?? DaemonConnection.processTransferService
+    }
 
     /// The process's shared session: FoundationNetworking's `URLSession.shared`, forwarded.
     open class var shared: URLSession { sharedInstance }

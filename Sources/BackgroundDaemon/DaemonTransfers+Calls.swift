@@ -1,0 +1,110 @@
+import BackgroundCore
+import BackgroundProtocol
+import BackgroundTransfers
+
+/// An app's transfer calls, already checked against the protocol's bounds
+/// (``TransferCall/problem(from:)``).
+extension DaemonTransfers {
+    /// The most sessions one app may attach, and the most transfers one session may hold at once.
+    static let maximumSessions = 64
+    static let maximumTransfers = 10_000
+
+    /// Carries out one call from `app`'s process on `link`.
+    func call(_ call: TransferCall, from app: AppID, link: any ClientLink) {
+        guard let entry = entry(for: app) else {
+            if case .attach(let options) = call {
+                link.send(
+                    .system(.transfer(.attached(session: options.session, transfers: [], nextTask: 1, complete: true)))
+                )
+            }
+            if case .submit(let transfer, _, _) = call { refuse(transfer, link: link, "the app has no container") }
+            return
+        }
+        let engine = entry.engine
+        switch call {
+        case .attach(let options):
+            attach(options, entry: entry, link: link)
+        case .submit(let transfer, let uploadPath, let resumeData):
+            let attached = apps.withLock { $0[app]?.sessions[transfer.session]?.attachedBy == link.linkID }
+            guard attached, engine.transfers(session: transfer.session).count < Self.maximumTransfers else {
+                return refuse(transfer, link: link, "the session is not attached, or holds too many transfers")
+            }
+            engine.submit(TransferOrder(transfer: transfer, uploadPath: uploadPath, resumeData: resumeData?.bytes))
+        case .cancel(let session, let task, let wantsResumeData):
+            var answer: (@Sendable ([UInt8]?) -> Void)?
+            if wantsResumeData {
+                answer = { bytes in
+                    let notice = TransferNotice.resumeData(session: session, task: task, bytes.map(WireBytes.init))
+                    link.send(.system(.transfer(notice)))
+                }
+            }
+            engine.cancel(app: app, session: session, task: task, resumeData: answer)
+        case .delivered(let session, let task):
+            apps.withLock { apps in
+                apps[app]?.sessions[session]?.sent.remove(task)
+                apps[app]?.sessions[session]?.ready.remove(task)
+            }
+            engine.delivered(app: app, session: session, task: task)
+        case .detach(let session, let cancelling):
+            engine.detach(app: app, session: session, cancelling: cancelling)
+        case .eventsHandled(let session):
+            eventsHandled(app, session: session)
+        }
+    }
+
+    /// The app's process created a background session: it becomes the session's destination,
+    /// gets its transfers (in parts), then what waited for it.
+    private func attach(_ options: TransferSessionOptions, entry: AppEntry, link: any ClientLink) {
+        let app = options.app
+        let count = apps.withLock { $0[app]?.sessions.count ?? 0 }
+        guard entry.sessions[options.session] != nil || count < Self.maximumSessions else {
+            logger.warning("\(app): more than \(Self.maximumSessions) background sessions; \(options.session) refused")
+            link.send(
+                .system(.transfer(.attached(session: options.session, transfers: [], nextTask: 1, complete: true)))
+            )
+            return
+        }
+        let known = attachForDaemon(options, engine: entry.engine)
+        apps.withLock { apps in
+            apps[app]?.sessions[options.session]?.attachedBy = link.linkID
+            apps[app]?.sessions[options.session]?.sent = []
+        }
+        let nextTask = (known.map(\.task).max() ?? 0) + 1
+        var part: [TransferCheckpoint] = []
+        var partBytes = 0
+        for var transfer in known {
+            transfer.headers = []
+            transfer.outcome = nil
+            let size = transfer.url.utf8.count + (transfer.taskDescription?.utf8.count ?? 0) + 512
+            if partBytes + size > TransferMessageLimits.maximumAttachedBytes, !part.isEmpty {
+                link.send(
+                    .system(
+                        .transfer(
+                            .attached(session: options.session, transfers: part, nextTask: nextTask, complete: false)
+                        )
+                    )
+                )
+                part = []
+                partBytes = 0
+            }
+            part.append(transfer)
+            partBytes += size
+        }
+        link.send(
+            .system(.transfer(.attached(session: options.session, transfers: part, nextTask: nextTask, complete: true)))
+        )
+        // A process launched for this session's events hears them after handleEvents.
+        let waits = apps.withLock { $0[app]?.launchedFor.contains(options.session) ?? false }
+        if !waits { replay(app, session: options.session, known: known, engine: entry.engine) }
+    }
+
+    /// An order the daemon cannot take: it completes at once with an error, as the engine's own
+    /// refusals do.
+    private func refuse(_ transfer: TransferCheckpoint, link: any ClientLink, _ reason: String) {
+        var failed = transfer
+        failed.state = .completed
+        failed.outcome = TransferOutcome(errorCode: -1, errorMessage: "backgroundd refused the transfer: \(reason)")
+        let notice = Self.notice(.completed(failed, location: nil, resumeData: nil), session: transfer.session)
+        link.send(.system(.transfer(notice)))
+    }
+}

@@ -1,0 +1,169 @@
+public import BackgroundCore
+import BackgroundExecution
+import BackgroundProtocol
+import BackgroundStore
+public import BackgroundTransfers
+import Foundation
+public import Logging
+import Synchronization
+
+/// The background transfers `backgroundd` runs for its apps, out of their processes: each app's
+/// transfers run in an ``EmbeddedTransfers`` of the daemon's (the same engine and rules as
+/// embedded mode), over the daemon's store and in the app's container, so they go on while the
+/// app is frozen or not running.
+///
+/// Events reach a process that is running and has attached the session (pushed at once);
+/// otherwise progress is kept (coalesced per task) and completions stay in the store, and the
+/// app is launched or resumed in the background for them, within Apple's relaunch delay (the
+/// core's ``TransferQueue``), when the session sends launch events. After its launch callbacks
+/// the app gets `handleEventsForBackgroundURLSession`, recreates the session (``TransferCall/attach(_:)``)
+/// and receives the events in order; the daemon keeps its background wake open until the app
+/// calls the completion handler (``TransferCall/eventsHandled(session:)``), at most
+/// ``Configuration/eventsTimeLimit``.
+public final class DaemonTransfers: Sendable {
+    /// How the daemon runs transfers.
+    public struct Configuration: Sendable {
+        /// Where the containers of apps whose manifest names no `WorkingDirectory` are made
+        /// (`<state>/containers/<bundle identifier>`, 0700).
+        public var containers: String
+        /// Retries, checkpoints and bounds.
+        public var policy: TransferPolicy
+        /// How long the daemon keeps an app's background wake open for it to handle its
+        /// sessions' events (**ours**; Apple's is about 30 s): less than the core's
+        /// `backgroundWakeTimeLimit` (20 s), so an app that never calls the completion handler is
+        /// suspended, not ended by the watchdog.
+        public var eventsTimeLimit: Duration
+        /// The logger.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        public init(
+            containers: String,
+            policy: TransferPolicy = TransferPolicy(),
+            eventsTimeLimit: Duration = .seconds(15),
+            logger: Logger = Logger(label: "backgroundd.transfers")
+        ) {
+            self.containers = containers
+            self.policy = policy
+            self.eventsTimeLimit = eventsTimeLimit
+            self.logger = logger
+        }
+    }
+
+    struct SessionEntry {
+        var options: TransferSessionOptions
+        /// The connection of the process that attached the session; events go there.
+        var attachedBy: Int?
+        /// Progress not yet sent, the latest per task (bytes since the last one sent summed).
+        var progress: [Int: TransferNotice] = [:]
+        /// Completions sent to `attachedBy`.
+        var sent: Set<Int> = []
+        /// Completions not sent to any process yet.
+        var ready: Set<Int> = []
+    }
+
+    struct AppEntry {
+        let engine: EmbeddedTransfers
+        var sessions: [String: SessionEntry] = [:]
+        /// The app was launched or resumed for these sessions' events: `handleEvents` follows
+        /// its launch callbacks.
+        var launchedFor: Set<String> = []
+        /// `handleEvents` sent, completion handler not called yet.
+        var handling: Set<String> = []
+        /// The app's `backgroundWakeReturned`, held until `handling` empties.
+        var heldWake = false
+        var relaunch: Task<Void, Never>?
+        var wakeLimit: Task<Void, Never>?
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    let store: any TransferCheckpointStore
+    let apps = Mutex<[AppID: AppEntry]>([:])
+    let engineSlot = Mutex<DaemonEngine?>(nil)
+    var logger: Logger { configuration.logger }
+
+    /// Creates the transfers of `apps` (their stored transfers resume at once, or their events
+    /// wait for the app).
+    public init(configuration: Configuration, store: any TransferCheckpointStore) {
+        self.configuration = configuration
+        self.store = store
+    }
+
+    var engine: DaemonEngine? { engineSlot.withLock { $0 } }
+}
+
+extension DaemonTransfers {
+    /// Binds the daemon's engine and restores every installed app's stored transfers: running
+    /// ones resume from their checkpoint, completed ones wait for the app.
+    func start(engine: DaemonEngine, apps installed: [InstalledApp]) {
+        engineSlot.withLock { $0 = engine }
+        for app in installed.sorted(by: { $0.id < $1.id }) {
+            let stored: [TransferCheckpoint]
+            do {
+                stored = try store.transfers(of: app.id)
+            } catch {
+                logger.error("\(app.id): its stored transfers cannot be read: \(error)")
+                continue
+            }
+            guard !stored.isEmpty, let entry = makeEntry(for: app) else { continue }
+            apps.withLock { $0[app.id] = entry }
+            for session in Set(stored.map(\.session)).sorted() {
+                // Partial: a session's options are not stored; after a restart they are Apple's
+                // defaults until the app attaches again.
+                attachForDaemon(TransferSessionOptions(app: app.id, session: session), engine: entry.engine)
+            }
+            logger.notice("\(app.id): \(stored.count) transfer(s) restored from the store")
+        }
+    }
+
+    /// The app's entry, made on first use (its container opened or created).
+    func entry(for app: AppID) -> AppEntry? {
+        if let entry = apps.withLock({ $0[app] }) { return entry }
+        guard let installed = engine?.installedApp(app), let made = makeEntry(for: installed) else { return nil }
+        return apps.withLock { apps in
+            if let entry = apps[app] { return entry }
+            apps[app] = made
+            return made
+        }
+    }
+
+    private func makeEntry(for app: InstalledApp) -> AppEntry? {
+        let root = app.launch?.workingDirectory ?? configuration.containers + "/" + app.id.bundleIdentifier
+        do {
+            if app.launch?.workingDirectory == nil {
+                _ = try SecureDirectory.open(configuration.containers, access: .privateToOwner)
+            }
+            let container = try TransferContainer(root: root)
+            let engine = EmbeddedTransfers(
+                configuration: .init(
+                    app: app.id,
+                    container: container,
+                    store: store,
+                    policy: configuration.policy,
+                    logger: logger
+                )
+            )
+            return AppEntry(engine: engine)
+        } catch {
+            logger.error("\(app.id): no container for its transfers at \(root): \(error)")
+            return nil
+        }
+    }
+
+    /// Attaches a session to the engine with the daemon's own sink (the engine's events always
+    /// come here; this file routes them).
+    @discardableResult
+    func attachForDaemon(_ options: TransferSessionOptions, engine: EmbeddedTransfers) -> [TransferCheckpoint] {
+        let app = options.app
+        let session = options.session
+        apps.withLock { apps in
+            if apps[app]?.sessions[session] == nil {
+                apps[app]?.sessions[session] = SessionEntry(options: options)
+            } else {
+                apps[app]?.sessions[session]?.options = options
+            }
+        }
+        return engine.attach(options) { [weak self] event in self?.engineEvent(event, app: app, session: session) }
+    }
+}

@@ -1,0 +1,36 @@
+public import BackgroundCore
+
+/// What a host that runs transfers for an app out of its process (`backgroundd`) asks the
+/// engine: a session's transfers, and the app's relaunch delay and force quit, which the core's
+/// ``TransferQueue`` keeps (reference §5.4, §5.6).
+extension EmbeddedTransfers {
+    /// The transfers of an attached session not yet delivered to the app, by task; empty for a
+    /// session not attached.
+    public func transfers(session: String) -> [TransferCheckpoint] {
+        state.withLock { state in
+            (state.sessions[session]?.transfers.values).map { $0.sorted { $0.task < $1.task } } ?? []
+        }
+    }
+
+    /// How long from now until the app may be launched or resumed for transfer events that are
+    /// ready now: zero, or what is left of its relaunch delay; `nil` after a force quit until the
+    /// user opens the app.
+    public func relaunchDelay() -> Duration? {
+        let now = now()
+        guard let at = state.withLock({ $0.queue.relaunchTime(of: configuration.app, readyAt: now) }) else {
+            return nil
+        }
+        return at > now ? at - now : .zero
+    }
+
+    /// The app was launched or resumed in the background for its transfers: the delay doubles.
+    public func relaunched() {
+        let now = now()
+        state.withLock { $0.queue.relaunched(configuration.app, at: now) }
+    }
+
+    /// Whether the user force-quit the app and has not opened it since.
+    public var isForceQuit: Bool {
+        state.withLock { $0.queue.isForceQuit(configuration.app) }
+    }
+}

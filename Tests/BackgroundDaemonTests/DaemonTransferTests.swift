@@ -1,0 +1,220 @@
+import BackgroundCore
+import BackgroundStore
+import BackgroundTestSupport
+import BackgroundTransfers
+import Foundation
+import Testing
+import TransferTestServer
+
+/// Background transfers that outlive their app, with real processes: `daemon-transfer-test-app`
+/// (an @main app delegate and a URLSessionDownloadDelegate, Apple's API only) under a real
+/// `backgroundd`, against the loopback server. The app starts a download and exits; the daemon
+/// finishes it, launches the app in the background and delivers the events in Apple's order;
+/// force quit cancels; `kill -9` of the daemon mid-download resumes from the last checkpoint.
+@Suite("Background transfers under backgroundd", .serialized)
+struct DaemonTransferTests {
+    static let app = "com.example.transfers"
+    static let session = "com.example.transfers.downloads"
+
+    /// A backgroundd with the transfer app installed, its container a directory of the test's.
+    final class Daemon: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        let state: String
+        let socket: String
+        let log: String
+        let container: String
+        var process = Process()
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            log = directory.path + "/app.log"
+            container = directory.path + "/container"
+            try FileManager.default.createDirectory(
+                atPath: container,
+                withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700]
+            )
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let manifest: [String: Any] = [
+                "CFBundleIdentifier": DaemonTransferTests.app,
+                "BackgroundLaunch": [
+                    "Arguments": [builtExecutable("daemon-transfer-test-app").path, "--log", log],
+                    "WorkingDirectory": container,
+                ],
+            ]
+            state = try directory.daemonState(manifests: ["transfers.json": manifest])
+            socket = state + "/run/backgroundd.sock"
+            try start()
+        }
+
+        func start() throws {
+            process = Process()
+            process.executableURL = builtExecutable("backgroundd")
+            process.arguments = ["--state-dir", state, "--log-level", "error"]
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            guard RealAppTests.waitFor(seconds: 60, { (try? bgctl(["status"]).status) == 0 }) else {
+                throw CocoaError(.fileNoSuchFile)
+            }
+        }
+
+        func killNine() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
+            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+        }
+
+        /// The app started by the user (through the daemon's socket), with `arguments`.
+        func userApp(_ arguments: [String]) throws -> Process {
+            let app = Process()
+            app.executableURL = builtExecutable("daemon-transfer-test-app")
+            app.arguments = ["--log", log] + arguments
+            app.environment = [
+                "PATH": "/usr/bin:/bin", "HOME": state, "BACKGROUND_SYSTEM": "daemon",
+                "BACKGROUND_APP": DaemonTransferTests.app, "BACKGROUNDD_SOCKET": socket,
+            ]
+            app.currentDirectoryURL = URL(fileURLWithPath: container)
+            app.standardOutput = FileHandle.nullDevice
+            app.standardError = FileHandle.nullDevice
+            try app.run()
+            return app
+        }
+
+        /// The lines the app's processes logged, in order.
+        var lines: [String] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            directory.remove()
+        }
+    }
+
+    static func sha256(_ route: LoopbackRoute) -> String {
+        var digest = SHA256()
+        digest.update(route.body())
+        return digest.hexDigest()
+    }
+
+    /// The lines after the first that starts with `prefix`.
+    static func after(_ prefix: String, in lines: [String]) -> [String] {
+        guard let index = lines.firstIndex(where: { $0.hasPrefix(prefix) }) else { return [] }
+        return Array(lines[(index + 1)...])
+    }
+
+    @Test(
+        "the app starts a download and exits; the daemon finishes it, launches the app and delivers the events in Apple's order"
+    )
+    func relaunchAndEventOrder() async throws {
+        let server = try await LoopbackServer.start()
+        var route = LoopbackRoute(size: 2 << 20)
+        route.slowChunk = (bytes: 256 << 10, pauseMilliseconds: 300)
+        server.set("/book", route)
+        let url = server.url("/book")
+        let result = await onThread { () throws -> [String] in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp(["--download", url])
+            app.waitUntilExit()
+            _ = RealAppTests.waitFor(seconds: 90) { daemon.lines.contains("completionHandler") }
+            // Then the app is suspended: its wake returned with the completion handler.
+            _ = RealAppTests.waitFor(seconds: 30) {
+                ((try? daemon.bgctl(["apps"]).output) ?? "").contains("suspended")
+            }
+            return daemon.lines + [(try? daemon.bgctl(["apps"]).output) ?? ""]
+        }
+        try? await server.shutdown()
+        var lines = try result.get()
+        let apps = lines.removeLast()
+        // The first process: it may hear some progress before it exits.
+        let first = Array(lines.prefix { !$0.hasPrefix("launched background") })
+        #expect(first.first?.hasPrefix("launched") == true && first.dropFirst().first == "started task 1", "\(lines)")
+        #expect(first.last == "exiting", "\(lines)")
+        let expected = [
+            "handleEvents \(Self.session)",
+            "didWriteData 1",
+            "didFinishDownloadingTo 1 exists \(2 << 20) bytes sha256 \(Self.sha256(route))",
+            "didCompleteWithError 1 nil status 200",
+            "urlSessionDidFinishEvents",
+            "completionHandler",
+        ]
+        #expect(Self.after("launched background", in: lines) == expected, "\(lines)")
+        #expect(apps.contains("suspended"), "\(apps)")
+        #expect(server.counters("/book").requests == 1)
+    }
+
+    @Test(
+        "force quit cancels the download with -999 and the user-force-quit reason; nothing relaunches the app until it is opened"
+    )
+    func forceQuit() async throws {
+        let server = try await LoopbackServer.start()
+        var route = LoopbackRoute(size: 8 << 20)
+        route.slowChunk = (bytes: 64 << 10, pauseMilliseconds: 200)
+        server.set("/slow", route)
+        let url = server.url("/slow")
+        let result = await onThread { () throws -> ([String], [String]) in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp(["--download", url, "--stay"])
+            _ = RealAppTests.waitFor(seconds: 60) { server.counters("/slow").bytesSent > 0 }
+            let quit = try daemon.bgctl(["force-quit", Self.app])
+            app.waitUntilExit()
+            Thread.sleep(forTimeInterval: 3)  // time for a relaunch that must not happen
+            let beforeOpen = daemon.lines
+            _ = try daemon.bgctl(["open", Self.app])
+            _ = RealAppTests.waitFor(seconds: 60) { daemon.lines.contains { $0.hasPrefix("didCompleteWithError") } }
+            return (beforeOpen + ["force-quit status \(quit.status)"], daemon.lines)
+        }
+        try? await server.shutdown()
+        let (beforeOpen, lines) = try result.get()
+        #expect(beforeOpen.contains("force-quit status 0"), "\(beforeOpen)")
+        #expect(beforeOpen.filter { $0.hasPrefix("launched") }.count == 1, "\(beforeOpen)")  // the user's launch only
+        let opened = Self.after("launched", in: Self.after("started task 1", in: lines))
+        #expect(opened.contains("didCompleteWithError 1 -999 reason 0"), "\(lines)")
+        #expect(server.counters("/slow").bytesSent < Int64(8 << 20))
+    }
+
+    @Test(
+        "kill -9 of the daemon mid-download, a restart, then completion: nothing before the last checkpoint is sent again and the SHA-256 matches"
+    )
+    func killNineMidDownload() async throws {
+        let server = try await LoopbackServer.start()
+        var route = LoopbackRoute(size: 48 << 20)
+        route.slowChunk = (bytes: 1 << 20, pauseMilliseconds: 100)
+        server.set("/big", route)
+        let url = server.url("/big")
+        let result = await onThread { () throws -> ([String], Int64) in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let app = try daemon.userApp(["--download", url])
+            app.waitUntilExit()
+            _ = RealAppTests.waitFor(seconds: 60) { server.counters("/big").bytesSent >= 16 << 20 }
+            daemon.killNine()
+            let store = try BackgroundStore(path: daemon.state + "/store.sqlite")
+            let checkpoint = try store.transfers(of: AppID(Self.app)).first?.bytesDone ?? -1
+            try daemon.start()
+            _ = RealAppTests.waitFor(seconds: 120) { daemon.lines.contains("completionHandler") }
+            return (daemon.lines, checkpoint)
+        }
+        try? await server.shutdown()
+        let (lines, checkpoint) = try result.get()
+        let counters = server.counters("/big")
+        #expect(checkpoint > 0, "no checkpoint before the kill")
+        #expect(counters.rangeStarts.last == checkpoint, "\(counters.rangeStarts) after a checkpoint at \(checkpoint)")
+        #expect(
+            lines.contains("didFinishDownloadingTo 1 exists \(48 << 20) bytes sha256 \(Self.sha256(route))"),
+            "\(lines)"
+        )
+        // The last response is the 206 that finished it from the checkpoint.
+        #expect(lines.contains("didCompleteWithError 1 nil status 206"), "\(lines)")
+    }
+}

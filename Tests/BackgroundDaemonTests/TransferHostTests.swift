@@ -1,0 +1,232 @@
+import BackgroundCore
+import BackgroundDaemon
+import BackgroundProtocol
+import BackgroundStore
+import BackgroundTransfers
+import Foundation
+import Logging
+import Testing
+import TransferTestServer
+
+/// Background transfers run by the daemon's engine for its apps (``DaemonTransfers``), driven
+/// through the engine as an app's connection drives it, against the loopback server: events to
+/// a running app, the launch in the background for events that wait, `handleEvents` after the
+/// launch callbacks with the wake held until the completion handler, force quit, resume data
+/// that names another app's file, and the relaunch delay.
+@Suite(.serialized)
+struct TransferHostTests {
+    static let session = "com.example.notes.downloads"
+    static let notes = EngineFixture.notes
+
+    /// An engine running transfers in containers under a temporary directory.
+    struct Host {
+        let fixture: EngineFixture
+        let directory: TemporaryDirectory
+        let server: LoopbackServer
+
+        init() async throws {
+            fixture = try EngineFixture()
+            directory = try TemporaryDirectory()
+            server = try await LoopbackServer.start()
+            let transfers = DaemonTransfers(
+                configuration: .init(
+                    containers: directory.path + "/containers",
+                    logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                ),
+                store: fixture.store
+            )
+            fixture.engine.runTransfers(transfers)
+        }
+
+        var container: String { directory.path + "/containers/" + TransferHostTests.notes.bundleIdentifier }
+
+        func attach(_ link: RecordingLink) {
+            let options = TransferSessionOptions(app: TransferHostTests.notes, session: TransferHostTests.session)
+            fixture.engine.received(.app(.transfer(.attach(options))), from: link, peer: nil)
+        }
+
+        func download(_ path: String, task: Int, from link: RecordingLink) {
+            let transfer = TransferCheckpoint(
+                app: TransferHostTests.notes,
+                session: TransferHostTests.session,
+                task: task,
+                kind: .download,
+                method: "GET",
+                url: server.url(path)
+            )
+            fixture.engine.received(
+                .app(.transfer(.submit(transfer, uploadPath: nil, resumeData: nil))),
+                from: link,
+                peer: nil
+            )
+        }
+
+        func call(_ call: TransferCall, from link: RecordingLink) {
+            fixture.engine.received(.app(.transfer(call)), from: link, peer: nil)
+        }
+
+        func stop() async {
+            try? await server.shutdown()
+            directory.remove()
+        }
+    }
+
+    /// The transfer notices a link received, in order.
+    static func notices(_ link: RecordingLink) -> [TransferNotice] {
+        link.sent.withLock { sent in
+            sent.compactMap { if case .system(.transfer(let notice)) = $0 { notice } else { nil } }
+        }
+    }
+
+    static func completion(_ link: RecordingLink, task: Int) -> (TransferCheckpoint, String?, WireBytes?)? {
+        for case .completed(_, let transfer, let location, let resumeData, _) in notices(link)
+        where transfer.task == task {
+            return (transfer, location, resumeData)
+        }
+        return nil
+    }
+
+    static func waitFor(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    @Test("A running app that attached its session gets progress, then the completion with the file in its container")
+    func runningApp() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        host.server.set("/book", LoopbackRoute(size: 300_000))
+        let link = host.fixture.connect(Self.notes)
+        host.attach(link)
+        guard case .attached(_, let known, let next, true)? = Self.notices(link).last else {
+            Issue.record("no attach answer: \(Self.notices(link))")
+            return
+        }
+        #expect(known.isEmpty && next == 1)
+        host.download("/book", task: 1, from: link)
+        #expect(await Self.waitFor { Self.completion(link, task: 1) != nil })
+        let (transfer, location, _) = try #require(Self.completion(link, task: 1))
+        #expect(transfer.outcome?.statusCode == 200)
+        let path = try #require(location)
+        #expect(path.hasPrefix(host.container + "/Transfers/"))
+        #expect(FileManager.default.contents(atPath: path) == Data(LoopbackRoute(size: 300_000).body()))
+        let kinds = Self.notices(link).map { String(describing: $0).prefix { $0 != "(" } }
+        #expect(kinds.firstIndex(of: "wroteData")! < kinds.firstIndex(of: "completed")!)
+        host.call(.delivered(session: Self.session, task: 1), from: link)
+        #expect(await Self.waitFor { !FileManager.default.fileExists(atPath: path) })
+        #expect(try host.fixture.store.transfers(of: Self.notes).isEmpty)
+    }
+
+    @Test(
+        "Events that finish while the app is gone launch it in the background; handleEvents follows its launch callbacks and its wake is held until the completion handler"
+    )
+    func relaunchForEvents() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        var route = LoopbackRoute(size: 200_000)
+        route.slowChunk = (bytes: 50_000, pauseMilliseconds: 300)
+        host.server.set("/slow", route)
+        let first = host.fixture.connect(Self.notes)
+        host.attach(first)
+        host.download("/slow", task: 1, from: first)
+        host.fixture.engine.disconnected(first)  // the process exits; the transfer goes on
+        let launched = await Self.waitFor {
+            host.fixture.processes.calls.withLock { $0.contains("launch com.example.notes system 2") }
+        }
+        #expect(launched, "\(host.fixture.processes.calls.withLock { $0 })")
+        // The launched process says hello; its launch callbacks return: handleEvents comes, the wake is held.
+        let second = host.fixture.connect(Self.notes)
+        host.fixture.engine.received(.app(.oneWay(.backgroundWakeReturned(Self.notes))), from: second, peer: nil)
+        #expect(Self.notices(second) == [.handleEvents(session: Self.session)])
+        host.attach(second)
+        let completed = await Self.waitFor { Self.completion(second, task: 1) != nil }
+        #expect(completed, "\(Self.notices(second))")
+        let kinds = Self.notices(second).map { String(describing: $0).prefix { $0 != "(" } }
+        #expect(kinds == ["handleEvents", "attached", "wroteData", "completed"], "\(kinds)")
+        host.call(.delivered(session: Self.session, task: 1), from: second)
+        #expect(host.fixture.engine.appState(Self.notes) == .background)  // held for the events
+        host.call(.eventsHandled(session: Self.session), from: second)
+        #expect(await Self.waitFor { host.fixture.engine.appState(Self.notes) == .suspended })
+        // The next relaunch waits for Apple's delay: 60 s after the first (reference §5.6).
+        let delay = try #require(host.fixture.engine.transfers?.relaunchDelay(of: Self.notes))
+        #expect(delay > .seconds(55) && delay <= .seconds(60), "\(delay)")
+    }
+
+    @Test(
+        "Force quit cancels every transfer with -999 and the user-force-quit reason; nothing launches the app until it is opened"
+    )
+    func forceQuit() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        var route = LoopbackRoute(size: 400_000)
+        route.slowChunk = (bytes: 20_000, pauseMilliseconds: 200)
+        host.server.set("/slow", route)
+        let first = host.fixture.connect(Self.notes)
+        host.attach(first)
+        host.download("/slow", task: 1, from: first)
+        #expect(await Self.waitFor { host.fixture.server(counters: host.server, "/slow").bytesSent > 0 })
+        let control = host.fixture.control()
+        host.fixture.engine.received(.control(.forceQuit(Self.notes)), from: control, peer: nil)
+        host.fixture.engine.disconnected(first)
+        let stored = await Self.waitFor {
+            (try? host.fixture.store.transfers(of: Self.notes).first?.state) == .completed
+        }
+        #expect(stored)
+        let cancelled = try #require(try host.fixture.store.transfers(of: Self.notes).first?.outcome)
+        #expect(cancelled.errorCode == -999 && cancelled.cancellationReason == 0)
+        try await Task.sleep(for: .seconds(1))
+        #expect(
+            !host.fixture.processes.calls.withLock { $0.contains { $0.hasPrefix("launch com.example.notes system") } }
+        )
+        // The user opens it: it hears the cancellation when it recreates its session.
+        host.fixture.engine.received(.control(.open(Self.notes)), from: control, peer: nil)
+        let opened = host.fixture.connect(Self.notes)
+        host.attach(opened)
+        let (transfer, _, _) = try #require(Self.completion(opened, task: 1))
+        #expect(transfer.outcome?.errorCode == -999 && transfer.outcome?.cancellationReason == 0)
+    }
+
+    @Test("Resume data that names another app's file, or a path outside the container, is refused: no request is sent")
+    func resumeDataOfAnotherApp() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        host.server.set("/book", LoopbackRoute(size: 1000))
+        let link = host.fixture.connect(Self.notes)
+        host.attach(link)
+        let documents: [[String: Any]] = [
+            ["app": "com.example.mail", "partialFile": "Transfers/com.example.mail.sync/1.partial"],
+            ["app": "com.example.notes", "partialFile": "../com.example.mail/Transfers/s/1.partial"],
+            ["app": "com.example.notes", "partialFile": "/etc/passwd"],
+        ]
+        for (index, fields) in documents.enumerated() {
+            var document: [String: Any] = [
+                "format": "background-execution.resume-data", "version": 1, "session": Self.session, "task": 1,
+                "url": host.server.url("/book"), "bytes": 10, "expectedLength": 1000, "entityTag": "\"v1-1000\"",
+            ]
+            document.merge(fields) { $1 }
+            let bytes = [UInt8](try JSONSerialization.data(withJSONObject: document))
+            let transfer = TransferCheckpoint(
+                app: Self.notes,
+                session: Self.session,
+                task: index + 1,
+                kind: .download,
+                method: "GET",
+                url: ""
+            )
+            host.call(.submit(transfer, uploadPath: nil, resumeData: WireBytes(bytes)), from: link)
+            #expect(await Self.waitFor { Self.completion(link, task: index + 1) != nil })
+            let outcome = try #require(Self.completion(link, task: index + 1)?.0.outcome)
+            #expect(outcome.errorCode == -1, "\(outcome)")
+            #expect(outcome.errorMessage?.hasPrefix("resume data refused") == true, "\(outcome)")
+        }
+        #expect(host.server.counters("/book").requests == 0)
+    }
+}
+
+extension EngineFixture {
+    func server(counters server: LoopbackServer, _ path: String) -> LoopbackCounters { server.counters(path) }
+}
