@@ -86,7 +86,7 @@ struct TransferHostTests {
         return nil
     }
 
-    static func waitFor(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    static func waitFor(seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }
