@@ -145,6 +145,10 @@ extension DaemonTransfers {
                 apps.withLock { $0[app] }?.engine.forceQuit()
             case .terminate(let app, _), .exit(let app, _, _):
                 processEnded(app)
+            case .stateChanged(let app, _, let to) where !to.hasProcess:
+                // A process that exited on its own (its connection closed) ends with no
+                // `.terminate`: what was sent to it and not delivered waits for the next one.
+                processEnded(app)
             default:
                 continue
             }
