@@ -33,7 +33,8 @@ struct CheckpointBatchTests {
             batches.withLock { $0.append((saving, removing)) }
             rows.withLock { rows in
                 for checkpoint in saving {
-                    rows[TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)] = checkpoint
+                    rows[TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)] =
+                        checkpoint
                 }
                 for key in removing { rows[key] = nil }
             }
@@ -93,13 +94,18 @@ struct CheckpointBatchTests {
     func completionDurableBeforeDelivery() async throws {
         let server = try await LoopbackServer.start()
         server.set("/small", LoopbackRoute(size: 1024))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("durable-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("durable-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try BackgroundStore(path: directory + "/store.sqlite")
         let app = AppID("com.example.batch")
         let transfers = EmbeddedTransfers(
-            configuration: .init(app: app, container: try TransferContainer(root: directory + "/Container"), store: store)
+            configuration: .init(
+                app: app,
+                container: try TransferContainer(root: directory + "/Container"),
+                store: store
+            )
         )
         let seen = Mutex<[TransferState?]>([])
         let done = AsyncStream<Void>.makeStream()
