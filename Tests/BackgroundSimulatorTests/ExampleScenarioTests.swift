@@ -81,6 +81,28 @@ struct ExampleScenarioTests {
         #expect(TimelineRenderer.html(for: timeline).contains("app-0-modes"))
     }
 
+    @Test("Memory pressure: news and weather are reclaimed; the radio holding 'audio' is not, and has a modes lane")
+    func memoryPressure() throws {
+        let run = try Examples.run("memory-pressure.json")
+        let simulator = run.simulator
+        let reclaimed = simulator.reports.map(\.app.bundleIdentifier)
+        #expect(reclaimed == ["com.example.news", "com.example.weather"], "least recently used first")
+
+        let radio = AppID("com.example.radio")
+        let left = try #require(simulator.firstEvent { Self.entersBackground($0, radio) })
+        let suspended = try #require(
+            simulator.firstEvent { Self.changes($0, radio, from: .background, to: .suspended) }
+        )
+        #expect(left.at == (try Examples.instant("09:00", in: run)), "the camera's launch sends it to the background")
+        #expect(suspended.at == (try Examples.instant("09:30", in: run)), "suspended when playback ends")
+
+        let timeline = TimelineDocument(simulator: simulator, title: "memory pressure")
+        let lane = try #require(timeline.apps.first { $0.id == radio.bundleIdentifier }?.modes)
+        #expect(lane.map(\.label) == ["audio"])
+        #expect(lane.first.map { $0.end - $0.start } == 3600.0)  // an hour, from its launch at 08:30
+        #expect(TimelineRenderer.html(for: timeline).contains("modes"))
+    }
+
     @Test("Photo upload: one upload ends itself after 20 s, the other is ended by its expiration handler")
     func photoUpload() throws {
         let run = try Examples.run("photo-upload-on-save.json")

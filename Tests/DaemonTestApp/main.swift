@@ -11,6 +11,8 @@
 //   later <s> <identifier>  submit a processing request due in <s> seconds (boot clock)
 //   leak <name>             begin a background task and never end it
 //   lock <path>             open <path> (created if missing) and hold an exclusive flock on it
+//   hold <mode> <path>      begin the activity of the background mode <mode> (audio, location, …),
+//                           answer what the daemon pushes meanwhile, and end it once <path> exists
 //   reconnect               from now on, when the daemon goes away, connect again to the socket in
 //                           BACKGROUNDD_SOCKET and say hello again, as the app's runtime does after a
 //                           restart of the daemon (else the app exits 0 when the daemon goes away)
@@ -146,6 +148,25 @@ func carryOut(_ effect: Effect) {
     }
 }
 
+/// Handles one response as the runtime would; whether it was an answer.
+func handle(_ response: DaemonResponse) -> Bool {
+    switch response {
+    case .system(.answer(let reply, let effects)):
+        if let reply { note("answer: \(reply)") }
+        effects.forEach(carryOut)
+        return true
+    case .system(.pushed(let effects)):
+        effects.forEach(carryOut)
+    case .refused(let refusal):
+        fail("refused: \(refusal)")
+    case .welcome(let welcome):
+        note("welcome again: \(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?")")
+    default:
+        break
+    }
+    return false
+}
+
 /// Handles responses until `answers` answers have arrived (or, with nil, until the end).
 func pump(answers: Int?) {
     var left = answers
@@ -153,20 +174,30 @@ func pump(answers: Int?) {
     while left.map({ $0 > 0 }) ?? true {
         guard let response = receive() else { exit(0) }
         if reconnections != connection { left = left.map { _ in 0 } }  // the answer was lost with the daemon
-        switch response {
-        case .system(.answer(_, let effects)):
-            effects.forEach(carryOut)
-            left = left.map { $0 - 1 }
-        case .system(.pushed(let effects)):
-            effects.forEach(carryOut)
-        case .refused(let refusal):
-            fail("refused: \(refusal)")
-        case .welcome(let welcome):
-            note("welcome again: \(welcome.incarnation?.description ?? "?"), \(welcome.state?.description ?? "?")")
-        default:
-            break
+        if handle(response) { left = left.map { $0 - 1 } }
+    }
+}
+
+/// Holds `mode`'s activity until `release` exists (checked every 50 ms), answering what the daemon
+/// pushes meanwhile, then ends it (a one-way message: no answer).
+func hold(_ mode: BackgroundMode, until release: String) {
+    send(.beginModeActivity(app, mode))
+    pump(answers: 1)
+    while access(release, F_OK) != 0 {
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 50) > 0 else { continue }
+        guard let response = receive() else { exit(0) }
+        _ = handle(response)
+        // Frames that arrived with it are already read: handle them before polling again.
+        while let payload = try? decoder.nextFrame() {
+            guard let buffered = try? ProtocolCodec.decode(DaemonResponse.self, from: payload) else {
+                fail("a malformed message from the daemon")
+            }
+            _ = handle(buffered)
         }
     }
+    note("ending '\(mode)'")
+    send(.endModeActivity(app, mode))
 }
 
 send(.hello(ClientHello(role: .app(app))))
@@ -207,6 +238,11 @@ while !steps.isEmpty {
         guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else { fail("lock \(path): errno \(errno)") }
         note("locked \(path)")
         continue  // nothing was sent: no answer to wait for
+    case "hold":
+        let mode = BackgroundMode(rawValue: argument())
+        guard mode.isActivity else { fail("hold: '\(mode)' is not a mode an activity holds") }
+        hold(mode, until: argument())
+        continue  // answered inside
     case "exit":
         exit(0)
     case "reconnect":
