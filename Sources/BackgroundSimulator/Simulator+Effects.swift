@@ -83,6 +83,8 @@ extension Simulator {
         let waiting = process.deferred
         process.deferred = []
         for work in waiting { schedule(at: now, .app(process, work)) }
+        // Transfer events that waited for the process (a session that sends no launch events).
+        transferEngine?.deliverPending(process.app)
     }
 
     /// Ends the process's launch once its launch code and `didFinishLaunching` ran.

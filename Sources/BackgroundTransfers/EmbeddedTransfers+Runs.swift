@@ -76,20 +76,7 @@ extension EmbeddedTransfers {
 
     /// `Transfers/<session>/<task>.partial`, the session's identifier escaped to one plain name.
     static func partialPath(session: String, task: Int) -> String {
-        var name = ""
-        for byte in session.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if byte < 0x80
-                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                    || "._-".unicodeScalars.contains(scalar))
-            {
-                name.unicodeScalars.append(scalar)
-            } else {
-                name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        if name.isEmpty || name == "." || name == ".." { name = "%" + name }
-        return "\(TransferContainer.transfersDirectory)/\(name)/\(task).partial"
+        TransferCheckpoint.partialPath(session: session, task: task)
     }
 
     func start(_ transfer: TransferCheckpoint) {
@@ -237,11 +224,5 @@ extension EmbeddedTransfers {
             clients[key] = client
             return client
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

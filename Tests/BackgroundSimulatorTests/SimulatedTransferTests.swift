@@ -13,14 +13,12 @@ final class RecordingDownloader: NSObject, URLSessionDownloadDelegate, @unchecke
     let identifier: String
     private(set) var session: URLSession!
 
-    init(identifier: String = "com.example.downloads") {
+    init(identifier: String = "com.example.downloads", sendsLaunchEvents: Bool = true) {
         self.identifier = identifier
         super.init()
-        session = URLSession(
-            configuration: .background(withIdentifier: identifier),
-            delegate: self,
-            delegateQueue: nil
-        )
+        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
+        configuration.sessionSendsLaunchEvents = sendsLaunchEvents
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
@@ -38,8 +36,20 @@ final class RecordingDownloader: NSObject, URLSessionDownloadDelegate, @unchecke
         log.append("didWriteData \(totalBytesWritten)/\(totalBytesExpectedToWrite)")
     }
 
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        log.append("didSendBodyData \(totalBytesSent)/\(totalBytesExpectedToSend)")
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let error = error as? URLError {
+        if let error = error as? URLError, error.errorCode == -999, error.downloadTaskResumeData != nil {
+            log.append("didCompleteWithError -999 with resume data")
+        } else if let error = error as? URLError {
             log.append(
                 "didCompleteWithError \(error.errorCode) reason \(error.backgroundTaskCancelledReason.map { "\($0.rawValue)" } ?? "-")"
             )

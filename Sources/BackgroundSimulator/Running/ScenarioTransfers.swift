@@ -50,7 +50,9 @@ final class ScenarioTransfers {
         if upload {
             var request = URLRequest(url: url)
             request.httpMethod = "PUT"
-            task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: "/simulated/upload.bin"))
+            // The upload sends a file of the scenario's size (a sparse one: the simulator counts bytes).
+            let file = simulator.transferSimulation.makeUploadFile(bytes: transfer.bytes)
+            task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file))
         } else {
             task = session.downloadTask(with: url)
         }

@@ -37,6 +37,8 @@ public struct SimulatedTransfer: Sendable, Hashable {
     var quarters = 0
     /// Whether its completion was handed to a session (the app calls `delivered` after it).
     var deliveredToApp = false
+    /// The resume data its cancellation handed back, delivered with its completion too.
+    var resumeData: [UInt8]?
 
     /// The key.
     public var key: TransferKey { TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task) }
@@ -45,6 +47,12 @@ public struct SimulatedTransfer: Sendable, Hashable {
         self.checkpoint = checkpoint
         self.size = resource.size
         self.failures = resource.failures
+    }
+
+    /// Starts from `byte` (resume data): the quarters below it are not reported again.
+    mutating func resumeAt(_ byte: Int64) {
+        done = Double(max(0, byte))
+        while quarters < 3, done >= Double(size * Int64(quarters + 1) / 4) { quarters += 1 }
     }
 
     /// Whether it takes a share of the bandwidth: an attempt under way, not failing or backing off.

@@ -61,10 +61,19 @@ final class SimulatedTransferService: TransferService, DelegateCallRunner {
     }
 
     func cancel(app: AppID, session: String, task: Int, resumeData: (@Sendable ([UInt8]?) -> Void)?) {
-        // The simulator keeps no partial files: a cancelled download cannot be resumed (partial).
-        resumeData?(nil)
-        guard app == self.app else { return }
-        apply { $0.cancel(TransferKey(app: app, session: session, task: task)) }
+        guard app == self.app else {
+            resumeData?(nil)
+            return
+        }
+        let key = TransferKey(app: app, session: session, task: task)
+        guard let resumeData else {
+            apply { $0.cancel(key) }
+            return
+        }
+        // The partial file is kept, and the resume data names it (called on the main actor; with
+        // nil if the simulator is gone first, so that an awaiting caller is never left hanging).
+        let answer = ResumeDataAnswer(resumeData)
+        apply { answer.give($0.cancelKeepingPartial(key)) }
     }
 
     func delivered(app: AppID, session: String, task: Int) {
@@ -98,4 +107,22 @@ final class SimulatedTransferService: TransferService, DelegateCallRunner {
         state.withLock { _ = $0.known[key.session]?.removeValue(forKey: key.task) }
     }
 
+}
+
+/// A resume-data completion handler called exactly once: with the answer, or with `nil` when
+/// the work that would answer it is dropped (the simulator went away).
+private final class ResumeDataAnswer: Sendable {
+    private let handler: Mutex<(@Sendable ([UInt8]?) -> Void)?>
+
+    init(_ handler: @escaping @Sendable ([UInt8]?) -> Void) { self.handler = Mutex(handler) }
+
+    func give(_ data: [UInt8]?) {
+        let pending = handler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        pending?(data)
+    }
+
+    deinit { give(nil) }
 }

@@ -74,11 +74,20 @@ extension TransferSimulation {
                 continue
             }
             transfers[key]?.deliveredToApp = true
-            link.events(.completed(transfer.checkpoint, location: downloadedFile(transfer), resumeData: nil))
+            link.events(
+                .completed(transfer.checkpoint, location: downloadedFile(transfer), resumeData: transfer.resumeData)
+            )
         }
-        // Every session relaunches the app (`sessionSendsLaunchEvents`'s default; the simulator
-        // does not read the setting: partial).
-        if !unheard.isEmpty { armRelaunch(app) }
+        // Only a session that sends launch events relaunches the app (`sessionSendsLaunchEvents`);
+        // the others' events wait for a process of the app that attaches them, or is resumed.
+        if unheard.contains(where: { sendsLaunchEvents(SessionKey(app: app, session: $0.session)) }) {
+            armRelaunch(app)
+        }
+    }
+
+    /// Whether the session's completions launch or resume the app (Apple's default: yes).
+    func sendsLaunchEvents(_ session: SessionKey) -> Bool {
+        sessionOptions[session]?.sendsLaunchEvents ?? true
     }
 
     /// A sparse file of the body's length, for `didFinishDownloadingTo` (the bytes are counted,
@@ -109,21 +118,26 @@ extension TransferSimulation {
         relaunchArmed.remove(app)
         let sessions = Set(
             undelivered.filter { $0.app == app && !(transfers[$0]?.deliveredToApp ?? true) }.map(\.session)
-        ).sorted()
+        ).filter { sendsLaunchEvents(SessionKey(app: app, session: $0)) }.sorted()
         guard !sessions.isEmpty, !queue.isForceQuit(app) else { return }
+        // Held from here: the resumed process must not hear the events before handleEvents.
+        awaitingHandler.insert(app)
         switch simulator.state(of: app) {
         case .suspended:
             simulator.send(.resumeInBackground(app))
         case .notRunning, .terminated:
             simulator.send(.launch(app, .background))
         case .background, .inactive, .active:
+            awaitingHandler.remove(app)
             deliverPending(app)  // running: its sessions hear the events when they attach
             return
         }
-        guard let process = simulator.processes[app], process.isAlive else { return }
+        guard let process = simulator.processes[app], process.isAlive else {
+            awaitingHandler.remove(app)
+            return
+        }
         queue.relaunched(app, at: simulator.now)
         record(.relaunched(app, sessions: sessions))
-        awaitingHandler.insert(app)
         if let assertion = simulator.beginAssertion(
             process,
             name: "URLSession events",

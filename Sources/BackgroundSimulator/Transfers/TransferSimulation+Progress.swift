@@ -129,6 +129,7 @@ extension TransferSimulation {
             if case .changesAt = failure {
                 transfer.done = 0
                 transfer.quarters = 0
+                revisions[transfer.checkpoint.url, default: 0] += 1
             }
             transfers[key] = transfer
             interrupt(key, reason: failure.description)

@@ -37,6 +37,15 @@ final class TransferSimulation {
     var queueWake: Instant?
     /// When bytes were last counted.
     var countedAt: Instant = .zero
+    /// Each session's options as the app last attached it (`sessionSendsLaunchEvents`), kept
+    /// after its process ends, as the system keeps a session's configuration.
+    var sessionOptions: [SessionKey: TransferSessionOptions] = [:]
+    /// Partial files kept for resume data, by app and path.
+    var keptPartials: [PartialName: KeptPartial] = [:]
+    /// How often each resource changed (`.changesAt`): part of its `ETag`.
+    var revisions: [String: Int] = [:]
+    /// Upload files made for scenarios so far (their names).
+    var uploadFiles = 0
     /// Where downloaded files are handed to apps (sparse files of the right length).
     nonisolated let downloads: String = FileManager.default.temporaryDirectory
         .appendingPathComponent("simulator-downloads-\(UUID().uuidString)").path
@@ -93,10 +102,10 @@ final class TransferSimulation {
         guard let process = simulator.currentProcess ?? simulator.processes[options.app], process.isAlive else {
             return
         }
-        links[SessionKey(app: options.app, session: options.session)] = SessionLink(
-            serial: process.serial,
-            events: events
-        )
+        let session = SessionKey(app: options.app, session: options.session)
+        links[session] = SessionLink(serial: process.serial, events: events)
+        sessionOptions[session] = options
+        removeExpiredPartials()
         deliverPending(options.app)
     }
 
@@ -105,10 +114,36 @@ final class TransferSimulation {
         let key = TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)
         guard transfers[key] == nil else { return }
         checkpoint.state = .waiting
-        let transfer = SimulatedTransfer(checkpoint: checkpoint, resource: network.resource(at: checkpoint.url))
+        var from: Int64 = 0
+        var refusal: TransferOutcome?
+        if let resumeData = order.resumeData {
+            do {
+                (checkpoint, from) = try resuming(checkpoint, from: resumeData)
+            } catch {
+                refusal = TransferOutcome(errorCode: -1, errorMessage: error.description)
+            }
+        }
+        var resource = network.resource(at: checkpoint.url)
+        if checkpoint.kind == .upload {
+            // An upload sends its file: its size is the file's, and a file that is not there fails.
+            if let size = order.uploadPath.flatMap(Self.uploadSize(at:)) {
+                resource.size = size
+            } else {
+                refusal = TransferOutcome(
+                    errorCode: -1100,
+                    errorMessage: "the file to upload is not a regular file that can be read"
+                )
+            }
+        }
+        var transfer = SimulatedTransfer(checkpoint: checkpoint, resource: resource)
+        transfer.resumeAt(min(from, transfer.size))
         transfers[key] = transfer
         services[key.app]?.remember(checkpoint)
         record(.queued(key, checkpoint.kind, size: transfer.size))
+        if let refusal {
+            finish(key, outcome: refusal)
+            return
+        }
         // A `Date` from app code is a distance from the real clock's now (as for task requests).
         let begin = checkpoint.earliestBeginUnixSeconds.map {
             SystemTime.instant(for: Date(timeIntervalSince1970: $0), now: simulator.now)
