@@ -1,4 +1,5 @@
 public import BackgroundCore
+import Foundation
 
 /// What a host that runs transfers for an app out of its process (`backgroundd`) asks the
 /// engine: a session's transfers, and the app's relaunch delay and force quit, which the core's
@@ -32,5 +33,31 @@ extension EmbeddedTransfers {
     /// Whether the user force-quit the app and has not opened it since.
     public var isForceQuit: Bool {
         state.withLock { $0.queue.isForceQuit(configuration.app) }
+    }
+}
+
+extension EmbeddedTransfers {
+    /// Removes the partial files kept for resume data that no transfer of the app uses (running,
+    /// waiting, or completed and not yet delivered, in this process or the store) and that were
+    /// last written more than `TransferResumeData.partialFileLifetime` (7 days) ago. Resume data
+    /// naming a removed file is refused. Called whenever a session attaches; a host may call it
+    /// more often. Removes nothing when the stored transfers cannot be read.
+    public func removeUnusedPartialFiles() {
+        let lifetime = TransferResumeData.partialFileLifetime.components
+        let cutoff = Date().timeIntervalSince1970 - Double(lifetime.seconds)
+        let candidates = configuration.container.partialFiles(writtenBefore: cutoff)
+        guard !candidates.isEmpty else { return }
+        var inUse = Set(
+            state.withLock { state in state.sessions.values.flatMap { $0.transfers.values.compactMap(\.partialFile) } }
+        )
+        if let store = configuration.store {
+            checkpoints?.flush()
+            guard let stored = try? store.transfers(of: configuration.app) else { return }
+            inUse.formUnion(stored.compactMap(\.partialFile))
+        }
+        for path in candidates where !inUse.contains(path) {
+            configuration.container.remove(path)
+            configuration.logger.info("removed \(path): a partial file of resume data not used for 7 days")
+        }
     }
 }

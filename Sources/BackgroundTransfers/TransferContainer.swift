@@ -113,7 +113,7 @@ public struct TransferContainer: Sendable, Hashable {
         return parts
     }
 
-    private func openDirectory(
+    func openDirectory(
         _ parts: [String],
         creating: Bool,
         for relative: String
