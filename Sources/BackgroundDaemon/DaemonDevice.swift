@@ -87,18 +87,28 @@ public final class DaemonDevice: Sendable {
 
     /// Reads the probes again; a change of conditions is told to the core. `always` tells it even
     /// when nothing changed (an override, so the journal records it).
+    /// The daemon's transfers hear the conditions and the network's metered and constrained
+    /// flags when either changes.
     public func refresh(_ engine: DaemonEngine, always: Bool = false) {
-        state.withLock { state in
+        let transfersHear = state.withLock { state -> DeviceReading? in
             let reading =
                 settings.sources?.reading(overrides: state.overrides)
                 ?? DeviceReading(configured: configured, reason: Self.unprobedReason, overrides: state.overrides)
+            let previous = state.reading.transferNetwork
             state.reading = reading
             for line in state.reported.unsaid(in: reading) {
                 logger.notice("device: \(line) (the documented default is used)")
             }
-            guard always || reading.conditions != state.told else { return }
-            state.told = reading.conditions
-            engine.deliver(.setDevice(reading.conditions))
+            let networkChanged = reading.transferNetwork != previous
+            guard always || reading.conditions != state.told || networkChanged else { return nil }
+            if always || reading.conditions != state.told {
+                state.told = reading.conditions
+                engine.deliver(.setDevice(reading.conditions))
+            }
+            return reading
+        }
+        if let reading = transfersHear {
+            engine.transfers?.setDevice(reading.conditions, network: reading.transferNetwork)
         }
     }
 

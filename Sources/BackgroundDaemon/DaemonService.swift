@@ -114,9 +114,10 @@ public struct DaemonService: Service {
                 "backgroundd runs as root and starts every app as root: --app-users auto gives each app a uid of its own (SECURITY.md)"
             )
         }
-        engine.runTransfers(
-            DaemonTransfers(configuration: .init(containers: paths.state + "/containers", logger: logger), store: store)
-        )
+        // With per-app uids, transfers use the apps' own containers (owned by their uids).
+        var containers = paths.state + "/containers"
+        if case .perAppUsers(_, let appContainers) = isolation { containers = appContainers }
+        engine.runTransfers(DaemonTransfers(configuration: .init(containers: containers, logger: logger), store: store))
         return (engine, store)
     }
 }

@@ -24,11 +24,14 @@ extension DaemonTransfers {
         switch call {
         case .attach(let options):
             attach(options, entry: entry, link: link)
-        case .submit(let transfer, let uploadPath, let resumeData):
-            let attached = apps.withLock { $0[app]?.sessions[transfer.session]?.attachedBy == link.linkID }
-            guard attached, engine.transfers(session: transfer.session).count < Self.maximumTransfers else {
+        case .submit(var transfer, let uploadPath, let resumeData):
+            let session = apps.withLock { $0[app]?.sessions[transfer.session] }
+            guard let session, session.attachedBy == link.linkID,
+                engine.transfers(session: transfer.session).count < Self.maximumTransfers
+            else {
                 return refuse(transfer, link: link, "the session is not attached, or holds too many transfers")
             }
+            transfer.sessionOptions = session.options  // kept with it: a restarted daemon runs the session so
             engine.submit(TransferOrder(transfer: transfer, uploadPath: uploadPath, resumeData: resumeData?.bytes))
         case .cancel(let session, let task, let wantsResumeData):
             var answer: (@Sendable ([UInt8]?) -> Void)?
@@ -75,6 +78,7 @@ extension DaemonTransfers {
         for var transfer in known {
             transfer.headers = []
             transfer.outcome = nil
+            transfer.sessionOptions = nil
             let size = transfer.url.utf8.count + (transfer.taskDescription?.utf8.count ?? 0) + 512
             if partBytes + size > TransferMessageLimits.maximumAttachedBytes, !part.isEmpty {
                 link.send(

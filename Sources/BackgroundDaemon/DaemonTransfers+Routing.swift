@@ -8,7 +8,7 @@ extension DaemonTransfers {
     /// One engine event of `app`'s `session`.
     func engineEvent(_ event: TransferEvent, app: AppID, session: String) {
         let route = engine?.transferRoute(app)
-        let notice = Self.notice(event, session: session)
+        let notices = Self.notices(event, session: session)
         let completedTask: Int? = if case .completed(let transfer, _, _) = event { transfer.task } else { nil }
         let relaunch = apps.withLock { apps -> Bool in
             guard var entry = apps[app], var sessionEntry = entry.sessions[session] else { return false }
@@ -22,22 +22,44 @@ extension DaemonTransfers {
                     sessionEntry.sent.insert(task)
                     sessionEntry.ready.remove(task)
                 }
-                link.send(.system(.transfer(notice)))
+                for notice in notices { link.send(.system(.transfer(notice))) }
                 return false
             }
             if let task = completedTask {
                 sessionEntry.ready.insert(task)
                 return sessionEntry.options.sendsLaunchEvents
             }
-            Self.coalesce(notice, into: &sessionEntry.progress)
+            for notice in notices { Self.coalesce(notice, into: &sessionEntry.progress) }
             return false
         }
         if relaunch { scheduleRelaunch(app) }
     }
 
-    /// The notice of an engine event; a completion's upload response body travels beside the
-    /// checkpoint, cut to ``TransferMessageLimits/maximumPushedResponseBody``, and the request's
-    /// header fields stay behind.
+    /// The notices of an engine event, in order: a completion's upload response body travels
+    /// beside the checkpoint, in parts of ``TransferMessageLimits/maximumPushedResponseBody``
+    /// (the last with the completion, the others just before it), and the request's header
+    /// fields stay behind.
+    static func notices(_ event: TransferEvent, session: String) -> [TransferNotice] {
+        guard case .completed(let transfer, let location, let resumeData) = event,
+            let body = transfer.outcome?.responseBody, body.count > TransferMessageLimits.maximumPushedResponseBody
+        else { return [notice(event, session: session)] }
+        let size = TransferMessageLimits.maximumPushedResponseBody
+        let lastStart = (body.count - 1) / size * size
+        var notices = stride(from: 0, to: lastStart, by: size).map { start in
+            TransferNotice.responseBodyPart(
+                session: session,
+                task: transfer.task,
+                WireBytes(Array(body[start..<(start + size)]))
+            )
+        }
+        var last = transfer
+        last.outcome?.responseBody = Array(body[lastStart...])
+        notices.append(notice(.completed(last, location: location, resumeData: resumeData), session: session))
+        return notices
+    }
+
+    /// The notice of an engine event whose upload response body fits one message
+    /// (``notices(_:session:)`` splits the others).
     static func notice(_ event: TransferEvent, session: String) -> TransferNotice {
         switch event {
         case .wroteData(let task, let written, let total, let expected):
@@ -54,6 +76,7 @@ extension DaemonTransfers {
             let body = transfer.outcome?.responseBody ?? []
             transfer.outcome?.responseBody = []
             transfer.headers = []
+            transfer.sessionOptions = nil
             return .completed(
                 session: session,
                 transfer,
@@ -114,7 +137,7 @@ extension DaemonTransfers {
                 }
                 let resumeData = transfer.outcome?.errorCode != nil ? TransferResumeData(transfer)?.encoded() : nil
                 let event = TransferEvent.completed(transfer, location: location, resumeData: resumeData)
-                link.send(.system(.transfer(Self.notice(event, session: session))))
+                for notice in Self.notices(event, session: session) { link.send(.system(.transfer(notice))) }
             }
             for task in sessionEntry.progress.keys.sorted() { flushProgress(of: task, in: &sessionEntry, to: link) }
             apps[app]?.sessions[session] = sessionEntry

@@ -109,9 +109,13 @@ extension DaemonTransfers {
             guard !stored.isEmpty, let entry = makeEntry(for: app) else { continue }
             apps.withLock { $0[app.id] = entry }
             for session in Set(stored.map(\.session)).sorted() {
-                // Partial: a session's options are not stored; after a restart they are Apple's
-                // defaults until the app attaches again.
-                attachForDaemon(TransferSessionOptions(app: app.id, session: session), engine: entry.engine)
+                // The options kept with the session's latest transfer (Apple's defaults for rows
+                // written before they were kept), until the app attaches it again.
+                let latest = stored.filter { $0.session == session }.max { $0.task < $1.task }
+                var options = latest?.sessionOptions ?? TransferSessionOptions(app: app.id, session: session)
+                options.app = app.id
+                options.session = session
+                attachForDaemon(options, engine: entry.engine)
             }
             logger.notice("\(app.id): \(stored.count) transfer(s) restored from the store")
         }
@@ -131,10 +135,7 @@ extension DaemonTransfers {
     private func makeEntry(for app: InstalledApp) -> AppEntry? {
         let root = app.launch?.workingDirectory ?? configuration.containers + "/" + app.id.bundleIdentifier
         do {
-            if app.launch?.workingDirectory == nil {
-                _ = try SecureDirectory.open(configuration.containers, access: .privateToOwner)
-            }
-            let container = try TransferContainer(root: root)
+            let container = try self.container(of: app, root: root)
             let engine = EmbeddedTransfers(
                 configuration: .init(
                     app: app.id,
@@ -144,11 +145,50 @@ extension DaemonTransfers {
                     logger: logger
                 )
             )
+            if let reading = self.engine?.device.reading {
+                engine.setDevice(reading.conditions, network: reading.transferNetwork)
+            }
             return AppEntry(engine: engine)
         } catch {
             logger.error("\(app.id): no container for its transfers at \(root): \(error)")
             return nil
         }
+    }
+
+    /// The device changed (``DaemonDevice``'s probes or overrides): every app's transfers are
+    /// scheduled by it, so discretionary ones wait for external power and an unmetered network,
+    /// and a running transfer whose network its session refuses pauses at its checkpoint.
+    public func setDevice(_ conditions: DeviceConditions, network: TransferNetwork) {
+        let engines = apps.withLock { apps in apps.keys.sorted().compactMap { apps[$0]?.engine } }
+        for engine in engines { engine.setDevice(conditions, network: network) }
+    }
+
+    /// The app's container. With per-app uids (the app has a user): its own container,
+    /// `<containers>/<bundle identifier>`, made or checked as for its launch (`0700`, the app's
+    /// uid), whatever its manifest's working directory, and every file and directory the
+    /// transfers make in it is the app's. Otherwise the manifest's working directory, else
+    /// `<containers>/<bundle identifier>` (`0700`, the daemon's).
+    private func container(of app: InstalledApp, root: String) throws -> TransferContainer {
+        if let user = app.user {
+            let path = try AppContainer.prepare(app, user: user, containers: configuration.containers)
+            return try TransferContainer(root: path, owner: .init(uid: user.uid, gid: user.gid))
+        }
+        if app.launch?.workingDirectory == nil {
+            _ = try SecureDirectory.open(configuration.containers, access: .privateToOwner)
+        }
+        return try TransferContainer(root: root)
+    }
+
+    /// The transfers of `app` that have not completed, running or waiting with why
+    /// (``Eligibility``, as `bgctl why` words it); nil for an app with no transfers here.
+    public func transferStatus(of app: AppID) -> TransferStatus? {
+        apps.withLock { $0[app] }?.engine.transferStatus()
+    }
+
+    /// The options a session of `app` runs with now (as the app attached it, or as kept with
+    /// its transfers after a restart); nil for a session the daemon does not know.
+    public func sessionOptions(of app: AppID, session: String) -> TransferSessionOptions? {
+        apps.withLock { $0[app]?.sessions[session]?.options }
     }
 
     /// Attaches a session to the engine with the daemon's own sink (the engine's events always

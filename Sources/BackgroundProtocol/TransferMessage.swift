@@ -43,9 +43,9 @@ public enum TransferNotice: Sendable, Hashable, Codable {
     case sentData(session: String, task: Int, bytesSent: Int64, totalSent: Int64, totalExpected: Int64?)
     /// The transfer ended (``TransferCheckpoint/outcome``): a download's file is at `location`
     /// until the app answers ``TransferCall/delivered(session:task:)``; `resumeData` for a
-    /// download that can be resumed; an upload's response body (at most
-    /// ``TransferMessageLimits/maximumPushedResponseBody`` bytes) is `responseBody`, not in the
-    /// checkpoint's outcome.
+    /// download that can be resumed; an upload's response body is `responseBody` (its last part,
+    /// after the ``responseBodyPart(session:task:_:)`` parts when it is longer than
+    /// ``TransferMessageLimits/maximumPushedResponseBody``), not in the checkpoint's outcome.
     case completed(
         session: String,
         TransferCheckpoint,
@@ -58,6 +58,11 @@ public enum TransferNotice: Sendable, Hashable, Codable {
     /// The daemon launched or resumed the app for this session's events: call
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
     case handleEvents(session: String)
+    /// A part of an upload's response body (at most ``TransferMessageLimits/maximumPushedResponseBody``
+    /// bytes), sent in order right before its ``completed(session:_:location:resumeData:responseBody:)``,
+    /// whose `responseBody` is the last part: the app joins them, so a body is never cut at a
+    /// frame's size (the engine keeps up to ``TransferOutcome/maximumResponseBody``).
+    case responseBodyPart(session: String, task: Int, WireBytes)
 }
 
 /// The bounds of the transfer messages, checked by the daemon before anything runs.
@@ -76,7 +81,8 @@ public enum TransferMessageLimits {
     public static let maximumResumeDataBytes = 64 * 1024
     /// The most bytes of transfers in one ``TransferNotice/attached(session:transfers:nextTask:complete:)`` part.
     public static let maximumAttachedBytes = 256 * 1024
-    /// The most bytes of an upload's response body pushed with its completion.
+    /// The most bytes of an upload's response body in one message (its completion, or one
+    /// ``TransferNotice/responseBodyPart(session:task:_:)`` before it).
     public static let maximumPushedResponseBody = 512 * 1024
     /// The largest task identifier.
     public static let maximumTask = Int(Int32.max)

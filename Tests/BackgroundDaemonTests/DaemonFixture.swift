@@ -126,7 +126,8 @@ struct EngineFixture {
         survivors: [AdoptedProcess] = [],
         clock: TestClock = TestClock(),
         modes: [AppID: Set<BackgroundMode>] = [:],
-        journalPath: String? = nil
+        journalPath: String? = nil,
+        deviceSettings: DaemonDevice.Settings = DaemonDevice.Settings()
     ) throws {
         let apps = [Self.notes, Self.mail].map { app in
             InstalledApp(
@@ -144,12 +145,14 @@ struct EngineFixture {
         self.clock = clock
         self.processes = processes
         self.store = store
+        var configuration = DaemonEngine.Configuration(
+            policy: policy,
+            journalPath: journalPath,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        configuration.deviceSettings = deviceSettings
         engine = try DaemonEngine(
-            configuration: .init(
-                policy: policy,
-                journalPath: journalPath,
-                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-            ),
+            configuration: configuration,
             store: store,
             apps: apps,
             processes: processes,

@@ -16,7 +16,8 @@ struct DaemonTransferTests {
     static let app = "com.example.transfers"
     static let session = "com.example.transfers.downloads"
 
-    /// A backgroundd with the transfer app installed, its container a directory of the test's.
+    /// A backgroundd in its default mode (as root: the app under a uid of its own) with the
+    /// transfer app installed; the app's container is the daemon's, `<state>/containers/<app>`.
     final class Daemon: @unchecked Sendable {
         let directory: TemporaryDirectory
         let state: String
@@ -28,21 +29,16 @@ struct DaemonTransferTests {
         init() throws {
             directory = try TemporaryDirectory()
             log = directory.path + "/app.log"
-            container = directory.path + "/container"
-            try FileManager.default.createDirectory(
-                atPath: container,
-                withIntermediateDirectories: false,
-                attributes: [.posixPermissions: 0o700]
-            )
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            // Open to all: the daemon starts the app under a uid of its own when it runs as root.
+            _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
             let manifest: [String: Any] = [
                 "CFBundleIdentifier": DaemonTransferTests.app,
                 "BackgroundLaunch": [
-                    "Arguments": [builtExecutable("daemon-transfer-test-app").path, "--log", log],
-                    "WorkingDirectory": container,
+                    "Arguments": [builtExecutable("daemon-transfer-test-app").path, "--log", log]
                 ],
             ]
             state = try directory.daemonState(manifests: ["transfers.json": manifest])
+            container = state + "/containers/" + DaemonTransferTests.app
             socket = state + "/run/backgroundd.sock"
             try start()
         }
@@ -50,8 +46,8 @@ struct DaemonTransferTests {
         func start() throws {
             process = Process()
             process.executableURL = builtExecutable("backgroundd")
-            // Transfers under per-app uids are not built (docs/transfers.md): the shared uid.
-            process.arguments = ["--state-dir", state, "--log-level", "error", "--app-users", "off"]
+            // The default mode: as root, each app under a uid of its own, its files its own.
+            process.arguments = ["--state-dir", state, "--log-level", "error"]
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -79,7 +75,7 @@ struct DaemonTransferTests {
                 "PATH": "/usr/bin:/bin", "HOME": state, "BACKGROUND_SYSTEM": "daemon",
                 "BACKGROUND_APP": DaemonTransferTests.app, "BACKGROUNDD_SOCKET": socket,
             ]
-            app.currentDirectoryURL = URL(fileURLWithPath: container)
+            app.currentDirectoryURL = URL(fileURLWithPath: directory.path)
             app.standardOutput = FileHandle.nullDevice
             app.standardError = FileHandle.nullDevice
             try app.run()
@@ -104,6 +100,13 @@ struct DaemonTransferTests {
         var digest = SHA256()
         digest.update(route.body())
         return digest.hexDigest()
+    }
+
+    /// The app's uid in `bgctl daemon apps --json`.
+    static func appUID(_ json: String) -> Int? {
+        let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let rows = document?["apps"] as? [[String: Any]] ?? []
+        return rows.first { $0["app"] as? String == app }?["uid"] as? Int
     }
 
     /// The lines after the first that starts with `prefix`.
@@ -131,11 +134,21 @@ struct DaemonTransferTests {
             _ = RealAppTests.waitFor(seconds: 30) {
                 ((try? daemon.bgctl(["apps"]).output) ?? "").contains("suspended")
             }
-            return daemon.lines + [(try? daemon.bgctl(["apps"]).output) ?? ""]
+            // The app's container is its uid's, as the daemon told it (per-app uids, as root).
+            let uid = Self.appUID(try daemon.bgctl(["apps", "--json"]).output)
+            var status = stat()
+            let owner = stat(daemon.container, &status) == 0 ? Int(status.st_uid) : -1
+            return daemon.lines + [
+                "container uid \(owner) app uid \(uid ?? -1)", (try? daemon.bgctl(["apps"]).output) ?? "",
+            ]
         }
         try? await server.shutdown()
         var lines = try result.get()
         let apps = lines.removeLast()
+        let owners = lines.removeLast()
+        #expect(owners.hasPrefix("container uid ") && !owners.hasSuffix("app uid -1"), "\(owners)")
+        #expect(owners.split(separator: " ")[2] == owners.split(separator: " ")[5], "\(owners)")
+        #expect(owners.split(separator: " ")[2] != "0", "\(owners)")
         // The first process: it may hear some progress before it exits.
         let first = Array(lines.prefix { !$0.hasPrefix("launched background") })
         #expect(first.first?.hasPrefix("launched") == true && first.dropFirst().first == "started task 1", "\(lines)")
@@ -143,7 +156,7 @@ struct DaemonTransferTests {
         let expected = [
             "handleEvents \(Self.session)",
             "didWriteData 1",
-            "didFinishDownloadingTo 1 exists \(2 << 20) bytes sha256 \(Self.sha256(route))",
+            "didFinishDownloadingTo 1 exists \(2 << 20) bytes sha256 \(Self.sha256(route)) owner me",
             "didCompleteWithError 1 nil status 200",
             "urlSessionDidFinishEvents",
             "completionHandler",
@@ -184,6 +197,41 @@ struct DaemonTransferTests {
         #expect(server.counters("/slow").bytesSent < Int64(8 << 20))
     }
 
+    @Test("a download ordered while the daemon is away waits for the reconnection, then runs (not -1004)")
+    func orderWhileDisconnected() async throws {
+        let server = try await LoopbackServer.start()
+        let route = LoopbackRoute(size: 256 << 10)
+        server.set("/later", route)
+        let url = server.url("/later")
+        let result = await onThread { () throws -> [String] in
+            let daemon = try Daemon()
+            defer { daemon.stop() }
+            let trigger = daemon.directory.path + "/go"
+            let app = try daemon.userApp(["--download", url, "--download-when", trigger])
+            defer { app.terminate() }
+            _ = RealAppTests.waitFor(seconds: 60) { daemon.lines.contains("session made") }
+            daemon.killNine()
+            _ = FileManager.default.createFile(atPath: trigger, contents: nil)
+            // The order is made with no daemon to take it (it waits, at most 10 s by default).
+            _ = RealAppTests.waitFor(seconds: 10) { daemon.lines.contains("started task 1") }
+            try daemon.start()
+            _ = RealAppTests.waitFor(seconds: 60) { daemon.lines.contains { $0.hasPrefix("didCompleteWithError") } }
+            return daemon.lines
+        }
+        try? await server.shutdown()
+        let lines = try result.get()
+        #expect(lines.contains("started task 1"), "\(lines)")
+        #expect(lines.contains("didCompleteWithError 1 nil status 200"), "\(lines)")
+        #expect(
+            // The user started this process (as root): the file is the app's uid's, not its.
+            lines.contains {
+                $0.hasPrefix("didFinishDownloadingTo 1 exists \(256 << 10) bytes sha256 \(Self.sha256(route))")
+            },
+            "\(lines)"
+        )
+        #expect(server.counters("/later").requests == 1)
+    }
+
     @Test(
         "kill -9 of the daemon mid-download, a restart, then completion: nothing before the last checkpoint is sent again and the SHA-256 matches"
     )
@@ -212,7 +260,7 @@ struct DaemonTransferTests {
         #expect(checkpoint > 0, "no checkpoint before the kill")
         #expect(counters.rangeStarts.last == checkpoint, "\(counters.rangeStarts) after a checkpoint at \(checkpoint)")
         #expect(
-            lines.contains("didFinishDownloadingTo 1 exists \(48 << 20) bytes sha256 \(Self.sha256(route))"),
+            lines.contains("didFinishDownloadingTo 1 exists \(48 << 20) bytes sha256 \(Self.sha256(route)) owner me"),
             "\(lines)"
         )
         // The last response is the 206 that finished it from the checkpoint.

@@ -24,8 +24,11 @@ struct TransferHostTests {
         let directory: TemporaryDirectory
         let server: LoopbackServer
 
-        init() async throws {
-            fixture = try EngineFixture()
+        init(developerMode: Bool = false, store: BackgroundStore? = nil) async throws {
+            fixture = try EngineFixture(
+                store: store,
+                deviceSettings: DaemonDevice.Settings(developerMode: developerMode)
+            )
             directory = try TemporaryDirectory()
             server = try await LoopbackServer.start()
             let transfers = DaemonTransfers(
@@ -45,8 +48,13 @@ struct TransferHostTests {
             fixture.engine.received(.app(.transfer(.attach(options))), from: link, peer: nil)
         }
 
-        func download(_ path: String, task: Int, from link: RecordingLink) {
-            let transfer = TransferCheckpoint(
+        func download(
+            _ path: String,
+            task: Int,
+            from link: RecordingLink,
+            requirements: TransferRequirements? = nil
+        ) {
+            var transfer = TransferCheckpoint(
                 app: TransferHostTests.notes,
                 session: TransferHostTests.session,
                 task: task,
@@ -54,6 +62,7 @@ struct TransferHostTests {
                 method: "GET",
                 url: server.url(path)
             )
+            transfer.requirements = requirements
             fixture.engine.received(
                 .app(.transfer(.submit(transfer, uploadPath: nil, resumeData: nil))),
                 from: link,
@@ -93,6 +102,117 @@ struct TransferHostTests {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return condition()
+    }
+
+    @Test(
+        "The daemon's device reaches its transfers: a discretionary one waits for external power, then an unmetered network"
+    )
+    func discretionaryWaitsForTheDevice() async throws {
+        let host = try await Host(developerMode: true)
+        defer { Task { await host.stop() } }
+        let engine = host.fixture.engine
+        #expect(engine.answer(.overrideDevice(["power=battery", "network=wifi", "metered=no"])).outcome == .ok)
+        host.server.set("/book", LoopbackRoute(size: 100_000))
+        let link = host.fixture.connect(Self.notes)
+        host.attach(link)
+        host.download("/book", task: 1, from: link, requirements: TransferRequirements(isDiscretionary: true))
+        func unmet() -> [UnmetCondition]? {
+            engine.transfers?.transferStatus(of: Self.notes)?.transfers.first?.eligibility.unmet
+        }
+        #expect(unmet() == [.requiresExternalPower])
+        #expect(engine.answer(.overrideDevice(["power=external", "metered=yes"])).outcome == .ok)
+        #expect(unmet() == [.requiresUnmeteredNetwork])
+        #expect(Self.completion(link, task: 1) == nil)
+        #expect(host.server.counters("/book").requests == 0)
+        #expect(engine.answer(.overrideDevice(["metered=no"])).outcome == .ok)
+        #expect(await Self.waitFor { Self.completion(link, task: 1) != nil })
+        #expect(Self.completion(link, task: 1)?.0.outcome?.statusCode == 200)
+    }
+
+    @Test("A session's options are kept with its transfers: a restarted daemon runs the session as the app attached it")
+    func sessionOptionsSurviveARestart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/store.sqlite"
+        let options = TransferSessionOptions(
+            app: Self.notes,
+            session: Self.session,
+            maximumConnectionsPerHost: 2,
+            requestTimeoutSeconds: 30,
+            resourceTimeoutSeconds: 3600,
+            sendsLaunchEvents: false
+        )
+        let first = try await Host(store: try BackgroundStore(path: path))
+        let link = first.fixture.connect(Self.notes)
+        first.call(.attach(options), from: link)
+        // Not before an hour from now: it waits, so the restarted daemon finds it as it was.
+        var transfer = TransferCheckpoint(
+            app: Self.notes,
+            session: Self.session,
+            task: 1,
+            kind: .download,
+            method: "GET",
+            url: first.server.url("/later")
+        )
+        transfer.earliestBeginUnixSeconds = Date().timeIntervalSince1970 + 3600
+        first.call(.submit(transfer, uploadPath: nil, resumeData: nil), from: link)
+        #expect(await Self.waitFor { (try? first.fixture.store.transfers(of: Self.notes).first) != nil })
+        #expect(try first.fixture.store.transfers(of: Self.notes).first?.sessionOptions == options)
+        // What the app sees of its transfers carries no options (they are the daemon's to keep).
+        first.call(.attach(options), from: link)
+        guard case .attached(_, let known, _, true)? = Self.notices(link).last else {
+            Issue.record("no attach answer: \(Self.notices(link))")
+            return
+        }
+        #expect(known.count == 1 && known.allSatisfy { $0.sessionOptions == nil })
+        await first.stop()
+
+        let restarted = try await Host(store: try BackgroundStore(path: path))
+        defer { Task { await restarted.stop() } }
+        #expect(restarted.fixture.engine.transfers?.sessionOptions(of: Self.notes, session: Self.session) == options)
+    }
+
+    @Test(
+        "An upload's response body longer than one message reaches the app whole: parts, then the completion with the last"
+    )
+    func longResponseBody() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        var route = LoopbackRoute(size: 900 << 10)  // over one message's 512 KiB, under the engine's 1 MiB
+        route.answersUploadsWithBody = true
+        host.server.set("/upload", route)
+        let link = host.fixture.connect(Self.notes)
+        host.attach(link)
+        let file = host.container + "/outbox.bin"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 10_000)))
+        let transfer = TransferCheckpoint(
+            app: Self.notes,
+            session: Self.session,
+            task: 1,
+            kind: .upload,
+            method: "POST",
+            url: host.server.url("/upload")
+        )
+        host.call(.submit(transfer, uploadPath: file, resumeData: nil), from: link)
+        #expect(await Self.waitFor { Self.completion(link, task: 1) != nil })
+        var body: [UInt8] = []
+        var parts = 0
+        for notice in Self.notices(link) {
+            switch notice {
+            case .responseBodyPart(_, 1, let bytes):
+                #expect(bytes.bytes.count <= TransferMessageLimits.maximumPushedResponseBody)
+                body += bytes.bytes
+                parts += 1
+            case .completed(_, let completed, _, _, let last) where completed.task == 1:
+                #expect(completed.outcome?.statusCode == 200)
+                #expect(completed.outcome?.errorCode == nil)
+                body += last.bytes
+            default:
+                continue
+            }
+        }
+        #expect(parts == 1)
+        #expect(body == LoopbackRoute(size: 900 << 10).body())
     }
 
     @Test("A running app that attached its session gets progress, then the completion with the file in its container")

@@ -79,6 +79,7 @@ struct TransferMessageTests {
             .resumeData(session: session, task: 3, nil),
             .resumeData(session: session, task: 3, WireBytes([0x7B, 0x7D])),
             .handleEvents(session: session),
+            .responseBodyPart(session: session, task: 4, WireBytes([0x6F, 0x6B])),
         ]
     }
 

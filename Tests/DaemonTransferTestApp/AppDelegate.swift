@@ -5,7 +5,9 @@
 //
 // Arguments: `--log <path>` appends every line it prints to that file (the daemon's launches
 // write nowhere a test reads); `--download <url>` starts a download of the URL at launch, then
-// the process exits (the user left the app); `--stay` keeps it running after that instead.
+// the process exits (the user left the app); `--stay` keeps it running after that instead;
+// `--download-when <path>` makes the session at launch and starts the download (and stays) only
+// once a file exists at `path` (a test makes it while the daemon is away).
 // Every delegate call is logged, one line each, in the order it happens.
 
 import BackgroundExecution
@@ -21,7 +23,13 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         if application.applicationState != .background {
             _ = Downloader.shared.session  // opened by the user: reattach, hear what finished meanwhile
         }
-        if let url = Log.argument("--download").flatMap(URL.init(string:)) {
+        if let url = Log.argument("--download").flatMap(URL.init(string:)),
+            let trigger = Log.argument("--download-when")
+        {
+            _ = Downloader.shared.session
+            Log.say("session made")
+            Self.startWhenExists(trigger, url)
+        } else if let url = Log.argument("--download").flatMap(URL.init(string:)) {
             let task = Downloader.shared.session.downloadTask(with: url)
             task.taskDescription = "book"
             task.resume()
@@ -35,6 +43,17 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
             }
         }
         return true
+    }
+
+    /// Starts the download once a file exists at `trigger`, looking every 50 ms.
+    static func startWhenExists(_ trigger: String, _ url: URL) {
+        guard FileManager.default.fileExists(atPath: trigger) else {
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.05) { startWhenExists(trigger, url) }
+            return
+        }
+        let task = Downloader.shared.session.downloadTask(with: url)
+        task.resume()
+        Log.say("started task \(task.taskIdentifier)")
     }
 
     func application(
@@ -72,8 +91,10 @@ final class Downloader: NSObject, URLSessionDownloadDelegate, @unchecked Sendabl
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         let data = FileManager.default.contents(atPath: location.path) ?? Data()
+        var status = stat()
+        let owner = stat(location.path, &status) != 0 ? "none" : status.st_uid == getuid() ? "me" : "\(status.st_uid)"
         Log.say(
-            "didFinishDownloadingTo \(downloadTask.taskIdentifier) exists \(data.count) bytes sha256 \(Log.sha256(data))"
+            "didFinishDownloadingTo \(downloadTask.taskIdentifier) exists \(data.count) bytes sha256 \(Log.sha256(data)) owner \(owner)"
         )
     }
 

@@ -68,7 +68,7 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return
         }
-        if head.method == .POST || head.method == .PUT {
+        if head.method == .POST || head.method == .PUT, !route.answersUploadsWithBody {
             return simple(context, status: HTTPResponseStatus(statusCode: route.status), body: "received \(received)")
         }
         serveBody(context: context, head: head, route: route)

@@ -42,6 +42,8 @@ public struct LoopbackRoute: Sendable {
     public var extraHeaders: [(String, String)] = []
     /// A lie told in every answer.
     public var lie: Lie?
+    /// Answer an upload (POST or PUT) with the route's body of `size` bytes, not a short text.
+    public var answersUploadsWithBody = false
 
     /// A route serving `size` bytes.
     public init(size: Int64) {

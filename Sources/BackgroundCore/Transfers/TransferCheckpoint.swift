@@ -50,6 +50,10 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
     public var requirements: TransferRequirements?
     /// The outcome, once `state` is ``TransferState/completed``.
     public var outcome: TransferOutcome?
+    /// The options of its session when it was ordered (system mode: `backgroundd` keeps them
+    /// with the transfer, so a restarted daemon runs the session as the app configured it);
+    /// `nil` elsewhere and in checkpoints written before they were kept.
+    public var sessionOptions: TransferSessionOptions? = nil
 
     /// Creates a checkpoint of a transfer that has not started.
     public init(

@@ -30,6 +30,20 @@ final class DaemonTransferClient: TransferService {
         /// Sessions whose `handleEventsForBackgroundURLSession` has not returned yet: their
         /// events wait here, so the delegate hears them after it, as on iOS.
         var handling: [String: [TransferEvent]] = [:]
+        /// Orders made while there was no connection, or while their session was being attached
+        /// again, oldest first: sent once the session is attached to the daemon that welcomed
+        /// this process, failed with -1004 when none did within the reconnection wait.
+        var parked: [ParkedOrder] = []
+        /// Parts of upload response bodies received before their completion, by transfer.
+        var bodyParts: [TransferKey: [UInt8]] = [:]
+        /// Sessions being attached again after a reconnection: their orders wait for it.
+        var reattaching: Set<String> = []
+        var nextParked = 0
+    }
+
+    struct ParkedOrder {
+        var number: Int
+        var order: TransferOrder
     }
 
     unowned let connection: DaemonConnection
@@ -77,15 +91,44 @@ final class DaemonTransferClient: TransferService {
         }
     }
 
+    /// Sends the order; without a connection (or while its session is attached again) it waits
+    /// for the reconnection, as calls that need the daemon's answer do, at most
+    /// ``DaemonConnection/Configuration/reconnectionWait``, then completes with -1004
+    /// (`cannotConnectToHost`).
     func submit(_ order: TransferOrder) {
-        let transfer = order.transfer
-        let call = TransferCall.submit(
-            transfer,
-            uploadPath: order.uploadPath,
-            resumeData: order.resumeData.map(WireBytes.init)
-        )
-        guard connection.sendTransfer(call) else {
-            // Partial: an order made while the daemon is unreachable fails at once, it does not wait.
+        let parked = state.withLock { state -> Int? in
+            guard state.reattaching.contains(order.transfer.session) else { return nil }
+            return park(order, in: &state)
+        }
+        if let parked { return armParkedLimit(parked) }
+        guard !connection.sendTransfer(Self.call(order)) else { return }
+        let number = state.withLock { park(order, in: &$0) }
+        connection.startReading()  // the reader thread connects again
+        armParkedLimit(number)
+        // A welcome may have come between the failed send and the park: send it now if so.
+        if connection.isConnected, state.withLock({ $0.reattaching.isEmpty }) { sendParked() }
+    }
+
+    private static func call(_ order: TransferOrder) -> TransferCall {
+        .submit(order.transfer, uploadPath: order.uploadPath, resumeData: order.resumeData.map(WireBytes.init))
+    }
+
+    private func park(_ order: TransferOrder, in state: inout State) -> Int {
+        state.nextParked += 1
+        state.parked.append(ParkedOrder(number: state.nextParked, order: order))
+        return state.nextParked
+    }
+
+    /// Fails a parked order that is still waiting when the reconnection wait is over.
+    private func armParkedLimit(_ number: Int) {
+        let wait = connection.configuration.reconnectionWait.dispatchInterval
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [weak self] in
+            guard let self else { return }
+            let expired = state.withLock { state -> TransferOrder? in
+                guard let index = state.parked.firstIndex(where: { $0.number == number }) else { return nil }
+                return state.parked.remove(at: index).order
+            }
+            guard let transfer = expired?.transfer else { return }
             var failed = transfer
             failed.state = .completed
             failed.outcome = TransferOutcome(
@@ -93,12 +136,45 @@ final class DaemonTransferClient: TransferService {
                 errorMessage: "backgroundd is not reachable"
             )
             sink(transfer.session)?(.completed(failed, location: nil, resumeData: nil))
-            return
+        }
+    }
+
+    /// Sends the parked orders whose sessions are attached, oldest first; one that cannot be
+    /// sent stays parked.
+    private func sendParked() {
+        let ready = state.withLock { state -> [ParkedOrder] in
+            let ready = state.parked.filter { !state.reattaching.contains($0.order.transfer.session) }
+            state.parked.removeAll { !state.reattaching.contains($0.order.transfer.session) }
+            return ready
+        }
+        var unsent: [ParkedOrder] = []
+        for parked in ready where !unsent.isEmpty || !connection.sendTransfer(Self.call(parked.order)) {
+            unsent.append(parked)
+        }
+        if !unsent.isEmpty {
+            state.withLock { state in
+                state.parked = (unsent + state.parked).sorted { $0.number < $1.number }
+            }
         }
     }
 
     func cancel(app: AppID, session: String, task: Int, resumeData: (@Sendable ([UInt8]?) -> Void)?) {
         let key = TransferKey(app: app, session: session, task: task)
+        let parked = state.withLock { state -> TransferOrder? in
+            let index = state.parked.firstIndex {
+                $0.order.transfer.session == session && $0.order.transfer.task == task
+            }
+            return index.map { state.parked.remove(at: $0).order }
+        }
+        if let transfer = parked?.transfer {
+            // Never sent: it ends here, with no resume data (nothing was transferred).
+            var cancelled = transfer
+            cancelled.state = .completed
+            cancelled.outcome = TransferOutcome(errorCode: URLError.cancelled.rawValue, errorMessage: "cancelled")
+            resumeData?(nil)
+            sink(session)?(.completed(cancelled, location: nil, resumeData: nil))
+            return
+        }
         if let resumeData { state.withLock { $0.resumeWanted[key] = resumeData } }
         let sent = connection.sendTransfer(.cancel(session: session, task: task, wantsResumeData: resumeData != nil))
         if !sent, let wanted = state.withLock({ $0.resumeWanted.removeValue(forKey: key) }) { wanted(nil) }
@@ -135,15 +211,27 @@ final class DaemonTransferClient: TransferService {
         case .sentData(let session, let task, let sent, let total, let expected):
             deliver(.sentData(task: task, bytesSent: sent, totalSent: total, totalExpected: expected), session)
         case .completed(let session, var transfer, let location, let resumeData, let body):
-            let first = state.withLock { $0.sessions[session]?.completing.insert(transfer.task).inserted ?? false }
+            let key = TransferKey(app: app, session: session, task: transfer.task)
+            let (first, parts) = state.withLock { state in
+                let parts = state.bodyParts.removeValue(forKey: key) ?? []
+                return (state.sessions[session]?.completing.insert(transfer.task).inserted ?? false, parts)
+            }
             guard first else { return }
-            transfer.outcome?.responseBody = body.bytes
+            transfer.outcome?.responseBody = parts + body.bytes
             deliver(.completed(transfer, location: location, resumeData: resumeData?.bytes), session)
         case .resumeData(let session, let task, let bytes):
             let key = TransferKey(app: app, session: session, task: task)
             state.withLock { $0.resumeWanted.removeValue(forKey: key) }?(bytes?.bytes)
         case .handleEvents(let session):
             handleEvents(session)
+        case .responseBodyPart(let session, let task, let bytes):
+            let key = TransferKey(app: app, session: session, task: task)
+            state.withLock { state in
+                var parts = state.bodyParts[key] ?? []
+                // The engine keeps at most this much; a daemon sending more is cut there.
+                parts += bytes.bytes.prefix(max(0, TransferOutcome.maximumResponseBody - parts.count))
+                state.bodyParts[key] = parts
+            }
         }
     }
 
@@ -196,14 +284,22 @@ final class DaemonTransferClient: TransferService {
 
     /// After a reconnection (the daemon restarted): the sessions attach again, off the reader
     /// thread, so the new daemon pushes their events to this process.
+    /// Orders made meanwhile (parked) are sent after their session's attach.
     func reattach() {
-        let sessions = state.withLock { state in state.sessions.keys.sorted().compactMap { state.sessions[$0]?.options }
+        let sessions = state.withLock { state in
+            let sessions = state.sessions.keys.sorted().compactMap { state.sessions[$0]?.options }
+            state.reattaching.formUnion(sessions.map(\.session))
+            return sessions
         }
-        guard !sessions.isEmpty else { return }
+        guard !sessions.isEmpty else { return sendParked() }
         DispatchQueue.global().async { [self] in
             for options in sessions {
                 _ = connection.roundTrip(.transfer(.attach(options)))
-                state.withLock { $0.attaching = [] }
+                state.withLock { state in
+                    state.attaching = []
+                    state.reattaching.remove(options.session)
+                }
+                sendParked()
             }
         }
     }
