@@ -80,6 +80,8 @@ extension DaemonEngine {
             ]
         }
         summary["device"] = device.document
+        let transfers = transfersReply()
+        summary["transfers"] = transfers.document
         let awake = (summary["keptAwake"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         let text = """
             backgroundd (pid \(summary["pid"]!)): running
@@ -88,7 +90,8 @@ extension DaemonEngine {
             apps: \(summary["installedApps"]!) installed, \(summary["connectedApps"]!) connected
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
-            """ + device.lines.map { "\n" + $0 }.joined() + awake.map { "\n" + $0 }.joined()
+            """ + device.lines.map { "\n" + $0 }.joined() + transfers.lines.map { "\n" + $0 }.joined()
+            + awake.map { "\n" + $0 }.joined()
         return reply(.ok, text, summary)
     }
 
@@ -184,7 +187,14 @@ extension DaemonEngine {
             }
         }
         guard let (app, explanation) = found.first else {
-            return reply(.notFound, "no request \(identifier) is pending or remembered", ["identifier": identifier])
+            // A transfer's `<session>#<task>` (docs/transfers.md, "System mode").
+            let apps = state.withLock { selected(only, in: $0) }
+            if let answer = whyTransfer(identifier, among: apps) { return answer }
+            return reply(
+                .notFound,
+                "no request or transfer \(identifier) is pending or remembered",
+                ["identifier": identifier]
+            )
         }
         guard found.count == 1 else {
             let apps = found.map(\.0.bundleIdentifier)

@@ -33,6 +33,7 @@ extension DaemonTransfers {
             }
             transfer.sessionOptions = session.options  // kept with it: a restarted daemon runs the session so
             engine.submit(TransferOrder(transfer: transfer, uploadPath: uploadPath, resumeData: resumeData?.bytes))
+            journalChanges(of: app)
         case .cancel(let session, let task, let wantsResumeData):
             var answer: (@Sendable ([UInt8]?) -> Void)?
             if wantsResumeData {

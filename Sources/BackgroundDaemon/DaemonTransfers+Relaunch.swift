@@ -12,6 +12,11 @@ extension DaemonTransfers {
         apps.withLock { $0[app] }?.engine.relaunchDelay()
     }
 
+    /// How many completed transfers of `app` wait for a process of the app to hear them.
+    public func completionsWaiting(of app: AppID) -> Int {
+        apps.withLock { apps in apps[app]?.sessions.values.reduce(0) { $0 + $1.ready.count } ?? 0 }
+    }
+
     /// Completions wait for an app that cannot hear them now: launch or resume it when the
     /// relaunch delay allows (once; a later completion joins the same relaunch).
     func scheduleRelaunch(_ app: AppID) {

@@ -7,6 +7,12 @@ import BackgroundTransfers
 extension DaemonTransfers {
     /// One engine event of `app`'s `session`.
     func engineEvent(_ event: TransferEvent, app: AppID, session: String) {
+        switch event {
+        case .completed(let transfer, _, _):
+            journalCompletion(transfer)
+        case .wroteData(let task, _, _, _), .sentData(let task, _, _, _):
+            if journalsAsRunning(TransferKey(app: app, session: session, task: task)) { journalChanges(of: app) }
+        }
         let route = engine?.transferRoute(app)
         let notices = Self.notices(event, session: session)
         let completedTask: Int? = if case .completed(let transfer, _, _) = event { transfer.task } else { nil }

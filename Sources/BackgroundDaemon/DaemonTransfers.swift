@@ -81,6 +81,8 @@ public final class DaemonTransfers: Sendable {
     let store: any TransferCheckpointStore
     let apps = Mutex<[AppID: AppEntry]>([:])
     let engineSlot = Mutex<DaemonEngine?>(nil)
+    /// What the journal last said of each transfer that has not ended (`DaemonTransfers+Journal.swift`).
+    let journaled = Mutex<[TransferKey: JournalEntry.TransferReading]>([:])
     var logger: Logger { configuration.logger }
 
     /// Creates the transfers of `apps` (their stored transfers resume at once, or their events
@@ -118,6 +120,7 @@ extension DaemonTransfers {
                 attachForDaemon(options, engine: entry.engine)
             }
             logger.notice("\(app.id): \(stored.count) transfer(s) restored from the store")
+            journalChanges(of: app.id)
         }
     }
 
@@ -159,8 +162,13 @@ extension DaemonTransfers {
     /// scheduled by it, so discretionary ones wait for external power and an unmetered network,
     /// and a running transfer whose network its session refuses pauses at its checkpoint.
     public func setDevice(_ conditions: DeviceConditions, network: TransferNetwork) {
-        let engines = apps.withLock { apps in apps.keys.sorted().compactMap { apps[$0]?.engine } }
-        for engine in engines { engine.setDevice(conditions, network: network) }
+        let engines = apps.withLock { apps in
+            apps.keys.sorted().compactMap { app in apps[app].map { (app, $0.engine) } }
+        }
+        for (app, engine) in engines {
+            engine.setDevice(conditions, network: network)
+            journalChanges(of: app)
+        }
     }
 
     /// The app's container. With per-app uids (the app has a user): its own container,

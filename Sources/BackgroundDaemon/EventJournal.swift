@@ -55,6 +55,10 @@ public final class EventJournal: Sendable {
         append(Entry(time: time, budget: budget))
     }
 
+    func record(transfer: JournalEntry.TransferReading, at time: Double) {
+        append(Entry(time: time, transfer: transfer))
+    }
+
     private func append(_ entry: Entry) {
         guard var line = try? JSONEncoder().encode(entry) else { return }
         line.append(0x0A)

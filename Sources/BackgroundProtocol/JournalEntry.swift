@@ -39,18 +39,60 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         }
     }
 
+    /// A background transfer the daemon runs, when this line is a change of it: it waits (and
+    /// why), runs, completed or failed, for the timeline's transfers lane. Absent in journals
+    /// written before it was recorded.
+    public var transfer: TransferReading?
+
+    /// A background transfer's phase at the entry's time.
+    public struct TransferReading: Sendable, Hashable, Codable {
+        /// Where a transfer is.
+        public enum Phase: String, Sendable, Hashable, Codable {
+            /// Queued: its conditions (the detail says which), its turn, a retry.
+            case waiting
+            /// Bytes moving.
+            case running
+            /// A response arrived (whatever its status): the end.
+            case completed
+            /// An error ended it (-999 cancelled, …): the end.
+            case failed
+        }
+
+        /// Whose.
+        public var app: AppID
+        /// The background session's identifier.
+        public var session: String
+        /// The task's identifier.
+        public var task: Int
+        /// Where it is.
+        public var phase: Phase
+        /// Why it waits, or how it ended, in words.
+        public var detail: String
+
+        /// Creates a reading.
+        public init(app: AppID, session: String, task: Int, phase: Phase, detail: String) {
+            self.app = app
+            self.session = session
+            self.task = task
+            self.phase = phase
+            self.detail = detail
+        }
+    }
+
     /// Creates an entry.
     public init(
         time: Double,
         event: Event? = nil,
         reply: Reply? = nil,
         effect: Effect? = nil,
-        budget: BudgetReading? = nil
+        budget: BudgetReading? = nil,
+        transfer: TransferReading? = nil
     ) {
         self.time = time
         self.event = event
         self.reply = reply
         self.effect = effect
         self.budget = budget
+        self.transfer = transfer
     }
 }

@@ -52,11 +52,7 @@ public struct TransferContainer: Sendable, Hashable {
     /// - Throws: ``TransferContainerError`` if the root is relative, is not a directory, is a
     ///   symbolic link, belongs to another user or is writable by others.
     public init(root: String) throws(TransferContainerError) {
-        guard root.hasPrefix("/"), !root.contains("\0") else {
-            throw TransferContainerError(path: root, reason: "the container must be an absolute path")
-        }
-        var trimmed = root
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = try Self.absolute(root)
         self.root = trimmed
         self.owner = nil
         try Self.makeRoot(trimmed)
@@ -69,11 +65,7 @@ public struct TransferContainer: Sendable, Hashable {
     /// - Throws: ``TransferContainerError`` if the root is relative, missing, not a directory,
     ///   a symbolic link, another user's, or writable by others.
     public init(root: String, owner: Owner) throws(TransferContainerError) {
-        guard root.hasPrefix("/"), !root.contains("\0") else {
-            throw TransferContainerError(path: root, reason: "the container must be an absolute path")
-        }
-        var trimmed = root
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = try Self.absolute(root)
         self.root = trimmed
         self.owner = owner
         var status = stat()
@@ -211,6 +203,16 @@ public struct TransferContainer: Sendable, Hashable {
             }
         }
         return current
+    }
+
+    /// The root as given, without trailing slashes; it must be absolute.
+    private static func absolute(_ root: String) throws(TransferContainerError) -> String {
+        guard root.hasPrefix("/"), !root.contains("\0") else {
+            throw TransferContainerError(path: root, reason: "the container must be an absolute path")
+        }
+        var trimmed = root
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
     }
 
     private static func makeRoot(_ root: String) throws(TransferContainerError) {

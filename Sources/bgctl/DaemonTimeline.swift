@@ -7,6 +7,9 @@ import BackgroundSimulator
 /// (launches, terminations with their codes), and the budget from the journal's readings of
 /// each app's background time (unlimited while in the foreground, as the simulator draws it).
 ///
+/// Background transfers the daemon ran are drawn in each app's transfers lane (from the
+/// journal's transfer readings).
+///
 /// **Partial:** there is no battery or network lane (the daemon records no device readings yet).
 struct DaemonTimeline {
     private struct Lane {
@@ -14,6 +17,7 @@ struct DaemonTimeline {
         var state: (label: String, since: Double)?
         var assertions: [AssertionID: (name: String, start: Double, expired: Bool)] = [:]
         var tasks: [TaskRunID: (name: String, start: Double)] = [:]
+        var transfers: [TransferKey: OpenTransfer] = [:]
     }
 
     private var lanes: [AppID: Lane] = [:]
@@ -54,6 +58,7 @@ struct DaemonTimeline {
 
     private mutating func add(_ entry: JournalEntry) {
         let time = entry.time - origin
+        if let reading = entry.transfer { add(reading, at: time) }
         if let event = entry.event {
             switch event {
             case .beginAssertion(let app, let name, _, _), .assertionBegun(let app, _, let name, _, _):
@@ -127,6 +132,39 @@ struct DaemonTimeline {
         }
     }
 
+    /// A transfer's change, from the daemon's journal: waits (hatched, with why) and runs until
+    /// it completes or fails, in the app's transfers lane.
+    private mutating func add(_ reading: JournalEntry.TransferReading, at time: Double) {
+        let app = lane(reading.app)
+        let key = TransferKey(app: app, session: reading.session, task: reading.task)
+        let phase: TimelineTransfer.Phase? =
+            switch reading.phase {
+            case .waiting: .waiting
+            case .running: .running
+            case .completed, .failed: nil
+            }
+        if lanes[app]?.transfers[key] == nil {
+            var open = OpenTransfer(name: key.identifier, about: "transfer", since: time, detail: reading.detail)
+            open.phase = phase ?? .waiting
+            lanes[app]?.transfers[key] = open
+        } else if let phase {
+            lanes[app]?.transfers[key]?.enter(phase, at: time, detail: reading.detail)
+        }
+        switch reading.phase {
+        case .waiting, .running:
+            break
+        case .completed, .failed:
+            guard let open = lanes[app]?.transfers.removeValue(forKey: key) else { return }
+            lanes[app]?.timeline.transfers.append(
+                open.finished(
+                    at: time,
+                    outcome: reading.phase == .completed ? .completed : .failed,
+                    detail: reading.detail
+                )
+            )
+        }
+    }
+
     private mutating func closeAssertion(
         _ app: AppID,
         _ id: AssertionID,
@@ -155,6 +193,9 @@ struct DaemonTimeline {
             }
             for (_, open) in lane.tasks.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lane.timeline.tasks.append(TimelineBar(name: open.name, start: open.start, end: end, outcome: .running))
+            }
+            for (_, open) in lane.transfers.sorted(by: { $0.key < $1.key }) {
+                lane.timeline.transfers.append(open.finished(at: end, outcome: nil, detail: "goes on"))
             }
             result.append(lane.timeline)
         }

@@ -77,6 +77,7 @@ extension DaemonCommand {
                 let summary: [String: Any] = [
                     "output": target.path, "entries": entries.count, "apps": document.apps.map(\.id),
                     "journal": journal, "budgetSamples": document.apps.reduce(0) { $0 + $1.budget.count },
+                    "transfers": document.apps.reduce(0) { $0 + $1.transfers.count },
                 ]
                 let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))

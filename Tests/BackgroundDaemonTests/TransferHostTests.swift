@@ -2,6 +2,7 @@ import BackgroundCore
 import BackgroundDaemon
 import BackgroundProtocol
 import BackgroundStore
+import BackgroundTestSupport
 import BackgroundTransfers
 import Foundation
 import Logging
@@ -24,12 +25,15 @@ struct TransferHostTests {
         let directory: TemporaryDirectory
         let server: LoopbackServer
 
-        init(developerMode: Bool = false, store: BackgroundStore? = nil) async throws {
+        /// `journal`: the engine journals to `<state>/journal.jsonl`, `state` a daemon state directory.
+        init(developerMode: Bool = false, store: BackgroundStore? = nil, journal: Bool = false) async throws {
+            directory = try TemporaryDirectory()
+            let state = journal ? try directory.daemonState(manifests: [:]) : nil
             fixture = try EngineFixture(
                 store: store,
+                journalPath: state.map { $0 + "/journal.jsonl" },
                 deviceSettings: DaemonDevice.Settings(developerMode: developerMode)
             )
-            directory = try TemporaryDirectory()
             server = try await LoopbackServer.start()
             let transfers = DaemonTransfers(
                 configuration: .init(
@@ -108,7 +112,7 @@ struct TransferHostTests {
         "The daemon's device reaches its transfers: a discretionary one waits for external power, then an unmetered network"
     )
     func discretionaryWaitsForTheDevice() async throws {
-        let host = try await Host(developerMode: true)
+        let host = try await Host(developerMode: true, journal: true)
         defer { Task { await host.stop() } }
         let engine = host.fixture.engine
         #expect(engine.answer(.overrideDevice(["power=battery", "network=wifi", "metered=no"])).outcome == .ok)
@@ -120,6 +124,19 @@ struct TransferHostTests {
             engine.transfers?.transferStatus(of: Self.notes)?.transfers.first?.eligibility.unmet
         }
         #expect(unmet() == [.requiresExternalPower])
+        // bgctl daemon why and status say so.
+        let identifier = "\(Self.session)#1"
+        let why = engine.answer(.why(identifier: identifier, app: nil))
+        #expect(why.outcome == .ok, "\(why.text)")
+        #expect(why.text.contains("\(Self.notes): \(identifier) (transfer): not eligible now"), "\(why.text)")
+        #expect(why.text.contains("needs external power"), "\(why.text)")
+        let status = engine.answer(.status)
+        #expect(status.text.contains("transfers: 0 running, 1 waiting"), "\(status.text)")
+        #expect(status.text.contains("\(Self.notes) \(identifier): waiting: needs external power"), "\(status.text)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(status.json.utf8)) as? [String: Any])
+        let rows = (document["transfers"] as? [String: Any])?["transfers"] as? [[String: Any]]
+        #expect(rows?.first?["identifier"] as? String == identifier && rows?.first?["state"] as? String == "waiting")
+        #expect(engine.answer(.why(identifier: "\(Self.session)#9", app: nil)).outcome == .notFound)
         #expect(engine.answer(.overrideDevice(["power=external", "metered=yes"])).outcome == .ok)
         #expect(unmet() == [.requiresUnmeteredNetwork])
         #expect(Self.completion(link, task: 1) == nil)
@@ -127,6 +144,33 @@ struct TransferHostTests {
         #expect(engine.answer(.overrideDevice(["metered=no"])).outcome == .ok)
         #expect(await Self.waitFor { Self.completion(link, task: 1) != nil })
         #expect(Self.completion(link, task: 1)?.0.outcome?.statusCode == 200)
+        try await Self.checkJournal(host, identifier: identifier)
+    }
+
+    /// The journal holds the transfer's waits, its run and its end, and `bgctl daemon timeline`
+    /// draws it in the app's transfers lane.
+    static func checkJournal(_ host: Host, identifier: String) async throws {
+        let state = host.directory.path + "/state"
+        let lines = try String(contentsOfFile: state + "/journal.jsonl", encoding: .utf8).split(separator: "\n")
+        let readings = try lines.compactMap {
+            try JSONDecoder().decode(JournalEntry.self, from: Data($0.utf8)).transfer
+        }
+        #expect(readings.map(\.phase) == [.waiting, .waiting, .running, .completed], "\(readings)")
+        #expect(readings.first?.detail == "needs external power", "\(readings)")
+        #expect(readings.last?.detail == "HTTP 200, 100000 bytes", "\(readings)")
+        let html = host.directory.path + "/day.html"
+        // On a thread of its own: the child process is waited for, not the cooperative pool.
+        let result = try await onThread {
+            try runBgctl(
+                ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
+                environment: ["HOME": state]
+            )
+        }
+        .get()
+        #expect(result.status == 0, "\(result.error)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect(summary?["transfers"] as? Int == 1, "\(result.output)")
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains(identifier))
     }
 
     @Test("A session's options are kept with its transfers: a restarted daemon runs the session as the app attached it")

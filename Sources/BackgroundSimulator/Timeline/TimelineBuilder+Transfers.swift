@@ -1,29 +1,38 @@
 import BackgroundCore
 
-/// A transfer whose lane entry is still open: its closed segments and the current one.
-struct OpenTransfer {
-    var name: String
-    var about: String
-    var segments: [TimelineTransfer.Segment] = []
-    var phase: TimelineTransfer.Phase = .waiting
-    var since: Double
-    var detail: String
+/// A transfer whose lane entry is still open: its closed segments and the current one (the
+/// simulator's timeline, and `bgctl daemon timeline` from the daemon's journal).
+package struct OpenTransfer {
+    package var name: String
+    package var about: String
+    package var segments: [TimelineTransfer.Segment] = []
+    package var phase: TimelineTransfer.Phase = .waiting
+    package var since: Double
+    package var detail: String
+
+    /// Opens a transfer, waiting since `since`.
+    package init(name: String, about: String, since: Double, detail: String) {
+        self.name = name
+        self.about = about
+        self.since = since
+        self.detail = detail
+    }
 
     /// Ends the current segment at `time` and starts another.
-    mutating func enter(_ phase: TimelineTransfer.Phase, at time: Double, detail: String) {
+    package mutating func enter(_ phase: TimelineTransfer.Phase, at time: Double, detail: String) {
         close(at: time)
         self.phase = phase
         since = time
         self.detail = detail
     }
 
-    mutating func close(at time: Double) {
+    package mutating func close(at time: Double) {
         guard time > since || segments.isEmpty else { return }  // a zero-length step is not drawn
         segments.append(TimelineTransfer.Segment(start: since, end: time, phase: phase, detail: detail))
     }
 
     /// The lane's entry, ended at `time`.
-    func finished(at time: Double, outcome: TimelineTransfer.Outcome?, detail: String) -> TimelineTransfer {
+    package func finished(at time: Double, outcome: TimelineTransfer.Outcome?, detail: String) -> TimelineTransfer {
         var copy = self
         copy.close(at: time)
         return TimelineTransfer(name: name, segments: copy.segments, outcome: outcome, detail: about + ": " + detail)
