@@ -91,7 +91,10 @@ extension DaemonEngine {
     static func transferLine(_ row: TransferRow) -> String {
         let identifier = ControlCharacters.escaped(row.transfer.key.identifier)
         guard !row.transfer.isRunning else { return "\(identifier): running" }
-        let why = row.transfer.eligibility.decidingFactor.map { "\($0)" } ?? "its turn (eligible)"
+        let why =
+            row.transfer.eligibility.decidingFactor.map {
+                DaemonTransfers.words($0, origin: row.status.originUnixSeconds)
+            } ?? "its turn (eligible)"
         return "\(identifier): waiting: \(why)"
     }
 

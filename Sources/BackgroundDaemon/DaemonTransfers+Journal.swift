@@ -1,6 +1,7 @@
 import BackgroundCore
 import BackgroundProtocol
 import BackgroundTransfers
+import Foundation
 
 /// The daemon's transfers in its journal, for `bgctl daemon timeline`'s transfers lane: a line
 /// when a transfer starts waiting (with why), starts running, or ends (completed with its
@@ -17,7 +18,8 @@ extension DaemonTransfers {
                 session: transfer.key.session,
                 task: transfer.key.task,
                 phase: transfer.isRunning ? .running : .waiting,
-                detail: transfer.isRunning ? "running" : Self.words(transfer.eligibility.unmet)
+                detail: transfer.isRunning
+                    ? "running" : Self.words(transfer.eligibility.unmet, origin: status.originUnixSeconds)
             )
         }
         let changed = journaled.withLock { journaled in
@@ -67,7 +69,19 @@ extension DaemonTransfers {
     }
 
     /// Why a transfer waits, in `bgctl why`'s words; "its turn" when nothing is unmet.
-    static func words(_ unmet: [UnmetCondition]) -> String {
-        unmet.isEmpty ? "waiting for its turn" : unmet.map(\.description).joined(separator: "; ")
+    static func words(_ unmet: [UnmetCondition], origin: Double) -> String {
+        unmet.isEmpty ? "waiting for its turn" : unmet.map { words($0, origin: origin) }.joined(separator: "; ")
+    }
+
+    /// One condition in words, a time it clears at as a wall-clock date (the engine's instants
+    /// count from `origin`, seconds since 1970), not the engine's own `T+` offset.
+    static func words(_ condition: UnmetCondition, origin: Double) -> String {
+        guard let at = condition.clearsAt else { return condition.description }
+        let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: origin + at.seconds))
+        switch condition {
+        case .notBefore: return "not before \(date), its earliestBeginDate"
+        case .rateLimited: return "rate limited until \(date)"
+        default: return "\(condition.description.prefix { $0 != "(" }) (clears at \(date))"
+        }
     }
 }

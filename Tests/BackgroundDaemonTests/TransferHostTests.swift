@@ -202,6 +202,11 @@ struct TransferHostTests {
         first.call(.submit(transfer, uploadPath: nil, resumeData: nil), from: link)
         #expect(await Self.waitFor { (try? first.fixture.store.transfers(of: Self.notes).first) != nil })
         #expect(try first.fixture.store.transfers(of: Self.notes).first?.sessionOptions == options)
+        // bgctl daemon status says until when it waits as a date, not the engine's own T+ offset.
+        let status = first.fixture.engine.answer(.status).text
+        let line = status.split(separator: "\n").first { $0.contains("\(Self.session)#1: waiting") } ?? ""
+        #expect(line.contains("waiting: not before 20") && line.hasSuffix("its earliestBeginDate"), "\(status)")
+        #expect(!line.contains("T+"), "\(status)")
         // What the app sees of its transfers carries no options (they are the daemon's to keep).
         first.call(.attach(options), from: link)
         guard case .attached(_, let known, _, true)? = Self.notices(link).last else {
