@@ -28,6 +28,7 @@ extension EmbeddedSystem {
             configuration.logger.info("\(app): launched (\(reason.rawValue), \(incarnation))")
         case .stateChanged(_, let from, let to):
             configuration.logger.info("\(app): \(from) → \(to)")
+            if from == .suspended && to.hasProcess && to != .suspended { flushTransferEvents() }  // held meanwhile
         case .assertionDenied, .assertionRevoked, .resume, .runExpirationHandler, .deliverDidEnterBackground,
             .deliverBackgroundWake,
             .backgroundRefreshStatusChanged, .runTasks, .expireTask:

@@ -179,6 +179,8 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         weak var application: UIApplication?
         /// The transfer service `bgctl why` lists the transfers of (see `explainsTransfers(of:)`).
         var transfers: (any TransferService)?
+        /// Background-session events held while the app is suspended (``TransferEventHold``).
+        var transferHold = TransferEventHold()
         /// Changes the store could not take yet, written first with the next write.
         var unsavedChanges: [StoreChange] = []
         /// ``Configuration/encodesMessages``: the app this system serves, whose grant state is

@@ -253,6 +253,11 @@ final class BackgroundSessionCore: @unchecked Sendable {
     private func receive(_ event: TransferEvent) {
         if let runner = service as? any DelegateCallRunner {
             runner.runDelegateCall { self.deliver(event) }
+        } else if !configuration.sessionSendsLaunchEvents,
+            let system = (application ?? UIApplication.existing)?.connection as? EmbeddedSystem
+        {
+            // Embedded mode: held while the app is suspended (EmbeddedSystem+TransferEvents).
+            system.routeTransferEvent { self.queue.addOperation { self.deliver(event) } }
         } else {
             queue.addOperation { self.deliver(event) }
         }

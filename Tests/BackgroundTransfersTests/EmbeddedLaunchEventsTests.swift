@@ -1,0 +1,134 @@
+import BackgroundCore
+import BackgroundExecution
+import Foundation
+import Synchronization
+import Testing
+import TransferTestServer
+
+/// The app delegate: keeps `handleEventsForBackgroundURLSession`'s completion handler, as
+/// Apple's sample does, and writes its call into the session delegate's log.
+@MainActor
+final class EventsAppDelegate: NSObject, UIApplicationDelegate {
+    let log: RecordingDelegate
+    var handlers: [() -> Void] = []
+
+    init(log: RecordingDelegate) { self.log = log }
+
+    func application(
+        _ application: UIApplication,
+        handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping () -> Void
+    ) {
+        log.log.withLock { $0.append("handleEventsForBackgroundURLSession") }
+        handlers.append(completionHandler)
+    }
+}
+
+/// Embedded mode tracks "suspended" (the process runs on): the events of a session with
+/// `sessionSendsLaunchEvents = false` wait while the app is suspended.
+@MainActor
+@Suite("Embedded mode holds the events of a session without launch events while the app is suspended", .serialized)
+struct EmbeddedLaunchEventsTests {
+    /// What a test holds (the application too: sessions and the system hold it weakly, as the
+    /// app's process would through `UIApplication.shared`).
+    struct Setup {
+        var harness: TransferHarness
+        var system: EmbeddedSystem
+        var clock: ManualClock
+        var recorder: RecordingDelegate
+        var application: UIApplication
+        var appDelegate: EventsAppDelegate
+        var session: URLSession
+    }
+
+    /// An app in embedded mode on a manual clock, in the background with a slow download (about
+    /// 1.5 s) started there, then suspended before the body has arrived.
+    func suspendedWithDownload(
+        sendsLaunchEvents: Bool
+    ) async throws -> Setup {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 6_000)
+        route.slowChunk = (bytes: 1_000, pauseMilliseconds: 250)
+        harness.server.set("/slow", route)
+        let clock = ManualClock()
+        let system = EmbeddedSystem(
+            configuration: .init(
+                app: TransferHarness.app,
+                policy: .iOS,
+                clock: .manual(clock),
+                terminationBehavior: .record,
+                reportsDirectory: nil,
+                printsReportsToStandardError: false
+            )
+        )
+        clock.runPending()
+        let application = UIApplication(connection: system)
+        let recorder = RecordingDelegate()
+        let appDelegate = EventsAppDelegate(log: recorder)
+        application.delegate = appDelegate
+        system.moveToBackground()
+        let configuration = URLSessionConfiguration.background(withIdentifier: TransferHarness.session)
+        configuration.sessionSendsLaunchEvents = sendsLaunchEvents
+        // The session belongs to this application (not the process's shared one), as a simulated
+        // app's does: other suites' sessions in this process are not governed by this system.
+        let session = UIApplication.$running.withValue(application) {
+            withBootstrapLock {
+                URLSession.bootstrap(harness.transfers)
+                defer { URLSession.bootstrap(nil) }
+                return URLSession(configuration: configuration, delegate: recorder, delegateQueue: nil)
+            }
+        }
+        // swift-format-ignore: NeverForceUnwrap
+        session.downloadTask(with: URL(string: harness.server.url("/slow"))!).resume()
+        clock.advance(by: .seconds(1))  // didEnterBackground returns, nothing holds the app: suspended
+        #expect(system.lifecycleState == .suspended)
+        return Setup(
+            harness: harness,
+            system: system,
+            clock: clock,
+            recorder: recorder,
+            application: application,
+            appDelegate: appDelegate,
+            session: session
+        )
+    }
+
+    /// Waits (real time) until the engine holds the download completed: its events are held.
+    func completedInTheEngine(_ harness: TransferHarness, _ recorder: RecordingDelegate) async throws {
+        for _ in 0..<500 where harness.transfers.transfers(session: TransferHarness.session).first?.state != .completed
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let events = harness.events.withLock { $0.count }
+        try #require(
+            harness.transfers.transfers(session: TransferHarness.session).first?.state == .completed,
+            "\(harness.transfers.transfers(session: TransferHarness.session)), \(events) events to the harness, \(recorder.log.withLock { $0 })"
+        )
+    }
+
+    @Test(
+        "sessionSendsLaunchEvents = false: not resumed; the events wait until the app is opened, without handleEvents"
+    )
+    func noLaunchEvents() async throws {
+        let setup = try await suspendedWithDownload(sendsLaunchEvents: false)
+        let (harness, system, clock, recorder, appDelegate) = (
+            setup.harness, setup.system, setup.clock, setup.recorder, setup.appDelegate
+        )
+        try await completedInTheEngine(harness, recorder)
+        clock.advance(by: .seconds(60))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(system.lifecycleState == .suspended, "not resumed for its events")
+        #expect(recorder.log.withLock { $0 }.isEmpty, "nothing heard while suspended")
+        system.moveToForeground()
+        clock.advance(by: .milliseconds(10))
+        await recorder.waitForEvents()
+        #expect(
+            recorder.log.withLock { $0 } == [
+                "didWriteData", "didFinishDownloadingTo 200", "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            ]
+        )
+        #expect(appDelegate.handlers.isEmpty)
+        setup.session.invalidateAndCancel()
+        await harness.stop()
+    }
+}
