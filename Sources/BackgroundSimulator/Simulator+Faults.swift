@@ -4,12 +4,12 @@ public import BackgroundExecution
 /// handler, an empty expiring-activity reason), raised on the simulator whose app made it.
 ///
 /// A simulator keeps its faults in ``faults`` and the event log, and hands each to ``onFault``.
-/// A fault no `onFault` handled fails the Swift Testing test that created the simulator: this
-/// library does not depend on a test framework (`bgctl` links it), but the
-/// `BackgroundSimulatorTesting` module, which the `BackgroundSimulator` product includes,
-/// installs a recorder when a test binary loads (``UnhandledFaultRecorder``). An XCTest test
-/// sets `simulator.onFault = { XCTFail("\($0)") }`; a test that expects faults sets its own
-/// `onFault` (or wraps the misuse in `withKnownIssue`).
+/// A fault no `onFault` handled fails the test that caused it, a Swift Testing test (an issue)
+/// or an XCTest test case (a failure): this library does not depend on a test framework
+/// (`bgctl` links it), but the `BackgroundSimulatorTesting` module, which the
+/// `BackgroundSimulator` product includes, installs a recorder when a test binary loads
+/// (``UnhandledFaultRecorder``). A test that expects faults sets its own `onFault` (or, in Swift
+/// Testing, wraps the misuse in `withKnownIssue`).
 extension Simulator {
     /// What a new simulator's ``onFault`` starts as: bound by hand with
     /// `Simulator.$defaultOnFault.withValue(_:operation:)` for the simulators a piece of code

@@ -7,9 +7,9 @@ import Synchronization
 /// This library cannot depend on a test framework (`bgctl` links it), so the recorder is
 /// installed from outside: the `BackgroundSimulatorTesting` module (in the `BackgroundSimulator`
 /// product, so every test target that uses the simulator links it) installs one when the test
-/// binary loads, through a C constructor. Its recorder records a Swift Testing issue in the
-/// running test. Without one (a command-line tool), a fault stays in ``Simulator/faults`` and
-/// the log.
+/// binary loads, through a C constructor. Its recorder records a failure in the XCTest test case
+/// running on the main thread, else a Swift Testing issue in the running test. Without one (a
+/// command-line tool), a fault stays in ``Simulator/faults`` and the log.
 package struct UnhandledFaultRecorder: Sendable {
     /// The test running on the current task, as an identity that tells tests (and parallel
     /// tests) apart; `nil` where no test is running (a main-queue block, a thread).

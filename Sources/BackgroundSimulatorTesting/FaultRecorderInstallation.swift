@@ -3,20 +3,23 @@ import CSimulatorTestingLoad
 import Testing
 
 /// Installs the recorder that turns a simulator fault no `onFault` handled into an issue of the
-/// running Swift Testing test. Called once, when the binary that links this module loads, by
-/// the C constructor in `CSimulatorTestingLoad` (Swift has no load-time code of its own); not
-/// for callers.
+/// running Swift Testing test or a failure of the running XCTest test case. Called once, when
+/// the binary that links this module loads, by the C constructor in `CSimulatorTestingLoad`
+/// (Swift has no load-time code of its own); not for callers.
 @_cdecl("background_simulator_testing_install")
 public func _installSimulatorFaultRecorder() {
+    XCTestFaultFailure.observe()
     UnhandledFaultRecorder.installed = SimulatorFaultIssue.recorder
 }
 
-/// A simulator fault as a Swift Testing issue.
+/// A simulator fault as a Swift Testing issue, or as a failure of an XCTest test case.
 package enum SimulatorFaultIssue {
-    /// The recorder the simulator calls: the running test is `Test.current`, a task-local value,
-    /// so parallel tests each get their own simulators' faults.
+    /// The recorder the simulator calls. The running test is the XCTest test case running on the
+    /// main thread, if any (XCTest runs one at a time, see ``XCTestFaultFailure``), else
+    /// `Test.current`, a task-local value, so parallel Swift Testing tests each get their own
+    /// simulators' faults.
     package static let recorder = UnhandledFaultRecorder(
-        currentTest: { Test.current.map { "\($0.id)" } },
+        currentTest: { XCTestFaultFailure.current?.identity ?? Test.current.map { "\($0.id)" } },
         record: { fault, owner in record(fault, owner: owner) }
     )
 
@@ -33,10 +36,13 @@ package enum SimulatorFaultIssue {
         return text + " Set `simulator.onFault` in a test that expects faults."
     }
 
-    /// Records the issue at the running test's declaration (the fault's own place is in app
-    /// code the simulator cannot see), or, with no test running, at no test's.
+    /// Records the failure of the XCTest test case running on this thread, else the issue at
+    /// the running Swift Testing test's declaration (the fault's own place is in app code the
+    /// simulator cannot see), or, with no test running, at no test's.
     static func record(_ fault: BackgroundFault, owner: String?) {
-        let comment = Comment(rawValue: comment(for: fault, owner: owner))
+        let text = comment(for: fault, owner: owner)
+        if XCTestFaultFailure.record(comment: text) { return }
+        let comment = Comment(rawValue: text)
         if let location = Test.current?.sourceLocation {
             Issue.record(comment, sourceLocation: location)
         } else {

@@ -2,7 +2,8 @@
 // BackgroundSimulatorTesting (a test target using the BackgroundSimulator product) links this
 // file too, and its constructor calls BackgroundSimulatorTesting's installation, which hands
 // the simulator a recorder that turns a fault no `onFault` handled into an issue of the running
-// Swift Testing test. bgctl links the BackgroundSimulator target alone, so neither this file nor
+// Swift Testing test, or a failure of the running XCTest test case (it also adds an XCTest
+// observer, before XCTest starts its first test case). bgctl links the BackgroundSimulator target alone, so neither this file nor
 // Swift Testing is in it.
 #include "CSimulatorTestingLoad.h"
 
