@@ -117,6 +117,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         let id = untagged(id)
         tell { simulator, process in
             guard let id = simulator.systemAssertion(process, for: id) else { return }  // revoked on arrival
+            process.tables.recordEnd(id)
             if process.isAlive { simulator.record(.appCall(process.app, .endBackgroundTask(id))) }
             simulator.fromApp(process) { .endAssertion(process.app, id) }
         }
@@ -399,13 +400,9 @@ extension Simulator {
         deniedHandler = handler
         let reply = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
         deniedHandler = nil
-        if case .granted(let id) = reply {
-            if let handler { process.tables.handlers.insert(handler, for: id) }
-            record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
-            return id
-        }
-        record(.appCall(process.app, .beginBackgroundTask(name: name, id: nil)))
-        return nil
+        let id = process.tables.recordBegin(reply, handler: handler)
+        record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
+        return id
     }
 
     func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {

@@ -197,7 +197,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         let decision = state.withLock { state -> Result<AssertionID, GrantDenial> in
             let decision = state.grant.begin(at: now)
             guard case .success(let id) = decision else { return decision }
-            if let expirationHandler { state.tables.handlers.insert(expirationHandler, for: id) }
+            _ = state.tables.recordBegin(id, handler: expirationHandler)
             let held = DeclaredAssertion(
                 id: id,
                 name: name,
@@ -228,7 +228,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     public func endAssertion(_ id: AssertionID) {
         state.withLock { state in
-            _ = state.tables.handlers.remove(id)
+            state.tables.recordEnd(id)
             let held = state.held.remove(id)
             // Without a connection, an end needs no message: the declaration leaves it out.
             if state.socket != nil || held { send(.app(.oneWay(.endAssertion(app, id))), in: &state) }

@@ -43,7 +43,7 @@ extension EmbeddedSystem {
         let (decision, effects) = state.withLock { state -> (Result<AssertionID, GrantDenial>, [Effect]) in
             let decision = state.grant.begin(at: now)
             guard case .success(let id) = decision else { return (decision, []) }
-            if let expirationHandler { state.tables.handlers.insert(expirationHandler, for: id) }
+            _ = state.tables.recordBegin(id, handler: expirationHandler)
             let event = Event.assertionBegun(
                 app,
                 id,

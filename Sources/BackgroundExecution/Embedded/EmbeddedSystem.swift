@@ -281,16 +281,13 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
                 hasExpirationHandler: expirationHandler != nil,
                 at: now
             )
-            if let id, let expirationHandler { state.tables.handlers.insert(expirationHandler, for: id) }
-            return id
+            return state.tables.recordBegin(id, handler: expirationHandler)
         }
         if let fast { return fast }
         let event = Event.beginAssertion(app, name: name, origin: site, hasExpirationHandler: expirationHandler != nil)
         let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
             let reply = state.handleInfallible(event, at: now)
-            if case .granted(let id) = reply, let expirationHandler {
-                state.tables.handlers.insert(expirationHandler, for: id)
-            }
+            _ = state.tables.recordBegin(reply, handler: expirationHandler)
             _ = persistBuffered(&state, keepingFailedChanges: true)
             return (reply, state.takeEffects())
         }
@@ -306,7 +303,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
             let now = state.core.nextDeadline == nil ? state.core.now : self.now
             guard !state.encodesMessages else { return nil }
             let ended = state.core.endAssertionInForeground(app, id, at: now)
-            if ended != nil { _ = state.tables.handlers.remove(id) }
+            if ended != nil { state.tables.recordEnd(id) }
             return ended
         }
         if let ended = fast {
@@ -317,7 +314,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         }
         let now = self.now
         let effects = state.withLock { state -> [Effect] in
-            _ = state.tables.handlers.remove(id)
+            state.tables.recordEnd(id)
             state.handleInfallible(.endAssertion(app, id), at: now)
             _ = persistBuffered(&state, keepingFailedChanges: true)
             return state.takeEffects()

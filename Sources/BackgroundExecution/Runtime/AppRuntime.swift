@@ -18,14 +18,40 @@ package struct RegisteredTaskHandler: @unchecked Sendable {
 /// assertions, its launch handlers and its live tasks. One per process incarnation: a `.launch`
 /// empties it, so nothing of an ended process runs for the next.
 package struct RuntimeTables: Sendable {
-    /// The expiration handlers of granted assertions, by identifier.
-    package var handlers = ExpirationHandlerTable()
+    /// The expiration handlers of granted assertions, by identifier. Written only in this file:
+    /// a handler enters through ``recordBegin(_:handler:)``, whichever transport decided the grant.
+    package private(set) var handlers = ExpirationHandlerTable()
     /// The launch handlers registered in this process, by task identifier.
     package var taskHandlers: [String: RegisteredTaskHandler] = [:]
     /// The tasks handed to the app and not completed yet.
     package var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
 
     package init() {}
+
+    /// Records a begin's answer: the one place a granted assertion's expiration handler enters
+    /// the tables, whichever side decided the grant (the core in this process, on its fast path
+    /// or its full one; the grant state the system pushed, for a begin sent one way; the
+    /// simulator's system). Returns the granted identifier, `nil` for a denial.
+    @inline(__always)
+    package mutating func recordBegin(
+        _ granted: AssertionID?,
+        handler: ExpirationHandlerTable.Handler?
+    ) -> AssertionID? {
+        if let granted, let handler { handlers.insert(handler, for: granted) }
+        return granted
+    }
+
+    /// Records a begin answered by the system with a reply (`.granted` or `.denied`).
+    package mutating func recordBegin(_ reply: Reply?, handler: ExpirationHandlerTable.Handler?) -> AssertionID? {
+        guard case .granted(let id) = reply else { return nil }
+        return recordBegin(id, handler: handler)
+    }
+
+    /// Forgets an ended assertion's handler (the app ended it); returns it, if it had one.
+    @discardableResult
+    package mutating func recordEnd(_ id: AssertionID) -> ExpirationHandlerTable.Handler? {
+        handlers.remove(id)
+    }
 
     /// Forgets everything (a new incarnation starts, or the process ended).
     package mutating func removeAll() {
@@ -74,10 +100,10 @@ extension RuntimeHost {
         case .assertionRevoked(_, let id, _):
             // Granted by the runtime, revoked by the system on arrival: to the app, an assertion
             // that expired at once. Its end is accepted quietly.
-            let handler = withTables { $0.handlers.remove(id) }
+            let handler = withTables { $0.recordEnd(id) }
             if let handler { runOnMainActor(handler, report: nil) }
         case .runExpirationHandler(let app, let id):
-            let handler = withTables { $0.handlers.remove(id) }
+            let handler = withTables { $0.recordEnd(id) }
             runOnMainActor({ handler?() }, report: .expirationHandlerReturned(app, id))
         case .deliverDidEnterBackground(let app):
             let application = runtimeApplication

@@ -36,6 +36,9 @@ package struct ExpirationHandlerTable: Sendable {
         return entries.remove(at: index).handler
     }
 
+    /// How many handlers are kept.
+    package var count: Int { entries.count }
+
     /// Forgets every handler (the process ended).
     package mutating func removeAll() {
         entries.removeAll()
