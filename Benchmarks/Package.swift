@@ -72,10 +72,13 @@ let package = Package(
         .executableTarget(
             name: "SimulatorBench",
             dependencies: [
-                .product(name: "BackgroundSimulator", package: "BackgroundExecution")
+                .product(name: "BackgroundSimulator", package: "BackgroundExecution"),
+                "CallgrindControl",
             ],
             path: "SimulatorBench"
         ),
+        // Callgrind's start/stop client requests for SimulatorBench (no-ops without valgrind).
+        .target(name: "CallgrindControl", path: "CallgrindControl"),
         // Freeze request to frozen, both mechanisms (needs cgroups for the cgroup rows).
         .executableTarget(
             name: "FreezeBench",

@@ -15,16 +15,19 @@
 //   (d) fuzzing: Fuzzer().check(seed:) over 200 seeds, seeds per second.
 // Target: (a) under 1 s.
 //
-// Two more modes:
+// More modes:
 //
 //     swift run -c release SimulatorBench --growth 20,100,1000 [rounds, default 3]
 //         the same month with N apps (the apps are the same kind of app, N of them): rows (a),
 //         (b) and (c) per app count, and the cost per system event;
+//     swift run -c release SimulatorBench --mix 20,1000 [rounds, default 3]
+//         the core's cost per event by kind of event, and the month's mix of kinds, per app count;
 //     swift run -c release SimulatorBench --memory 50000 [report every, default 5000]
 //         fuzz seeds 0..<N in this one process, printing the resident set size (VmRSS) as it goes:
 //         flat when a finished run leaves nothing behind.
 
 import BackgroundSimulator
+import CallgrindControl
 import Foundation
 
 @main
@@ -50,6 +53,12 @@ struct SimulatorBench {
         }
         if arguments.first == "--once", arguments.count >= 3, let count = Int(arguments[1]) {
             try once(apps: count, row: arguments[2])
+            return
+        }
+        if arguments.first == "--mix", arguments.count >= 2 {
+            let counts = arguments[1].split(separator: ",").compactMap { Int($0) }
+            let rounds = arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
+            try mix(counts, rounds: rounds)
             return
         }
         if arguments.first == "--memory", arguments.count >= 2, let seeds = UInt64(arguments[1]) {
@@ -157,7 +166,11 @@ struct SimulatorBench {
         case "replay":
             let recorded = try ScenarioRun(scenario, checksInvariants: false, recordSystemEvents: true).simulator
                 .systemEvents
-            print("\(count) apps, core replay: \(recorded.count) system events, \(ms(replayed(recorded)))")
+            // Under `valgrind --tool=callgrind --instr-atstart=no`, only the replay is instrumented.
+            callgrind_control_start()
+            let seconds = replayed(recorded)
+            callgrind_control_stop()
+            print("\(count) apps, core replay: \(recorded.count) system events, \(ms(seconds))")
         default:
             print("--once N checked|unchecked|replay")
         }
@@ -179,6 +192,78 @@ struct SimulatorBench {
             _ = try? core.handle(event, at: at, into: &effects)
         }
         return (cpuSeconds() - started, core.appsVisited)
+    }
+
+    /// The core's cost per event by kind of event, with each app count: which kinds of event the
+    /// month is made of (the mix changes with the number of apps) and what each kind costs. Each
+    /// `handle` is timed on the monotonic clock (a vDSO read, tens of ns, the same for every kind);
+    /// a kind's cost is the best of `rounds` replays. The last line weighs each count's costs by
+    /// the first count's mix: the growth of the cost per event with the mix held fixed.
+    @MainActor
+    static func mix(_ counts: [Int], rounds: Int) throws {
+        var mixes: [Int: [String: Int]] = [:]
+        var costs: [Int: [String: Double]] = [:]
+        var kinds: Set<String> = []
+        for count in counts {
+            let recorded = try ScenarioRun(month(apps: count), checksInvariants: false, recordSystemEvents: true)
+                .simulator.systemEvents
+            let names = recorded.map { kind(of: $0.event) }
+            var mix: [String: Int] = [:]
+            for name in names { mix[name, default: 0] += 1 }
+            var best: [String: Double] = [:]
+            for _ in 1...rounds {
+                var total: [String: Double] = [:]
+                var core = BackgroundSystem(policy: .iOS, device: DeviceConditions())
+                var effects: [Effect] = []
+                for (index, (at, event)) in recorded.enumerated() {
+                    effects.removeAll(keepingCapacity: true)
+                    let started = ContinuousClock.now
+                    _ = try? core.handle(event, at: at, into: &effects)
+                    total[names[index], default: 0] += (ContinuousClock.now - started).seconds
+                }
+                for (name, seconds) in total { best[name] = min(best[name] ?? .infinity, seconds) }
+            }
+            mixes[count] = mix
+            costs[count] = best
+            kinds.formUnion(mix.keys)
+        }
+        let header = counts.map { "\($0) apps: share | µs/event" }.joined(separator: " | ")
+        print("| kind of event | \(header) |")
+        print("| --- |" + String(repeating: " ---: | ---: |", count: counts.count))
+        let ordered = kinds.sorted { (mixes[counts[0]]?[$0] ?? 0, $1) > (mixes[counts[0]]?[$1] ?? 0, $0) }
+        for name in ordered {
+            let cells = counts.map { count -> String in
+                let events = mixes[count]?[name] ?? 0
+                let total = mixes[count]!.values.reduce(0, +)
+                let share = String(format: "%.1f %%", Double(events) / Double(total) * 100)
+                let cost = events == 0 ? "" : String(format: "%.2f", costs[count]![name]! / Double(events) * 1e6)
+                return "\(share) | \(cost)"
+            }
+            print("| \(name) | \(cells.joined(separator: " | ")) |")
+        }
+        let base = mixes[counts[0]]!
+        let baseTotal = Double(base.values.reduce(0, +))
+        let rows = counts.map { count -> String in
+            let events = Double(mixes[count]!.values.reduce(0, +))
+            let actual = costs[count]!.values.reduce(0, +) / events * 1e6
+            // Each kind's cost per event at this count, weighed by the first count's mix.
+            var weighed = 0.0
+            for (name, n) in base {
+                guard let kindEvents = mixes[count]?[name], kindEvents > 0, let cost = costs[count]?[name] else {
+                    continue
+                }
+                weighed += Double(n) / baseTotal * cost / Double(kindEvents)
+            }
+            return "\(count) apps: \(String(format: "%.2f", actual)) µs/event (own mix), "
+                + "\(String(format: "%.2f", weighed * 1e6)) µs/event (\(counts[0]) apps' mix)"
+        }
+        for row in rows { print(row) }
+    }
+
+    /// The name of an event's case, for the mix.
+    static func kind(of event: Event) -> String {
+        let text = "\(event)"
+        return String(text.prefix { $0 != "(" })
     }
 
     /// The CPU time this process has used, in seconds (CLOCK_PROCESS_CPUTIME_ID): time spent
