@@ -168,10 +168,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Command output in one place: the exit-code table, the one-line error style, --json and
-        // terminal-only progress, for every command-line tool of the project (ArgumentParser only).
+        // terminal-only progress and --log-level, for every command-line tool of the project.
         .target(
             name: "CommandOutput",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The SQLite settings Swift cannot reach (sqlite3_db_config is variadic); the system's

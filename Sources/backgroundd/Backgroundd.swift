@@ -75,17 +75,13 @@ struct Backgroundd: AsyncParsableCommand {
     @Flag(help: "Accept bgctl device set/clear: overrides of the probed conditions, for development.")
     var developerMode = false
 
-    @Option(help: "The log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String = "info"
+    @OptionGroup var logging: LoggingOptions
 
     static func main() async {
         await CommandEntry.main(Backgroundd.self)
     }
 
     func run() async throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error")
-        }
         var systemPolicy: SystemPolicy
         switch policy {
         case "ios": systemPolicy = .iOS
@@ -115,8 +111,7 @@ struct Backgroundd: AsyncParsableCommand {
             throw ValidationError("--cgroup-subtree: \(cgroupSubtree) is not one cgroup name")
         }
         let isolation = try appIsolation(state: paths.state)
-        var logger = Logger(label: "backgroundd")
-        logger.logLevel = level
+        let logger = logging.logger(label: "backgroundd")
         let processes: any AppProcesses
         var freezer: FreezeMechanism?
         switch processControl {

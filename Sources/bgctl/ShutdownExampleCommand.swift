@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import CommandOutput
 import Foundation
 import Synchronization
 

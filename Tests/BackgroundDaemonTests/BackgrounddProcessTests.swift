@@ -7,6 +7,24 @@ import Testing
 /// `backgroundd` as a real process: no configuration beyond a home directory.
 @Suite("backgroundd process")
 struct BackgrounddProcessTests {
+    @Test("--log-level is bgctl's (one definition): a level that is not one is a usage error listing the levels")
+    func logLevel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.path + "/state"
+        let result = try runChildProcess(
+            builtExecutable("backgroundd"),
+            ["--state-dir", state, "--log-level", "loud"],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        )
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.hasPrefix("backgroundd: usage: "), "\(result.error)")
+        for word in ["loud", "warning", "critical"] {
+            #expect(result.error.contains(word), "\(result.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: state), "refused before anything is written")
+    }
+
     @Test("starts with no configuration, serves its socket, reports bad manifests by name, stops on SIGTERM")
     func noConfiguration() async throws {
         let home = try TemporaryDirectory()
