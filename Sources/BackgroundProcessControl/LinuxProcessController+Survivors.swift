@@ -7,8 +7,9 @@ import Glibc
 
 extension LinuxProcessController {
     /// Takes over the apps in the subtree's cgroups that a previous, dead run of the daemon
-    /// started. With the SIGSTOP fallback there are no cgroups to find them by, and none are
-    /// found (the daemon would have to have recorded their pids).
+    /// started. With the SIGSTOP fallback there are no cgroups to find them by: they are found
+    /// by their pid records (``ProcessControlConfiguration/pidRecordDirectory``, see
+    /// ``adoptRecordedSurvivors(_:)``), and without records none are.
     ///
     /// A cgroup is named `<label>@<daemon pid>.<run>.<serial>`. One made by this run of this
     /// process, or whose daemon pid is another live process, belongs to a running controller
@@ -20,14 +21,11 @@ extension LinuxProcessController {
     /// again from the name, as ``CgroupTree/safeName(_:)`` wrote it (bundle identifiers are
     /// kept as they are).
     public func adoptSurvivors() throws(ProcessControlError) -> [SurvivingApp] {
-        guard let tree else { return [] }
+        guard let tree else { return try table.pidRecords.map(adoptRecordedSurvivors) ?? [] }
         var adopted: [SurvivingApp] = []
         for name in try tree.leafNames() {
-            guard let owner = LeafName(name), !owner.isThisRun else { continue }
-            // Another process with the daemon's pid runs: a live controller's (or the pid was
-            // reused, and the cgroup is left alone: the safe mistake). This process's pid with
-            // another run is an earlier daemon that had the same pid.
-            if owner.daemon != SystemCall.processID && Self.isAlive(owner.daemon) { continue }
+            // This process's pid with another run is an earlier daemon that had the same pid.
+            guard let owner = LeafName(name), Self.isDeadRun(owner) else { continue }
             guard !table.watches(cgroup: tree.path + "/" + name), let leaf = try? tree.openLeaf(named: name) else {
                 continue  // adopted already, or refused by the checks
             }
@@ -50,6 +48,12 @@ extension LinuxProcessController {
         return adopted
     }
 
+    /// Whether a leaf name is a dead run's: not this run's, and its daemon's pid is not another
+    /// live process (a live controller's, or the pid was reused: the safe mistake).
+    private static func isDeadRun(_ owner: LeafName) -> Bool {
+        !owner.isThisRun && (owner.daemon == SystemCall.processID || !isAlive(owner.daemon))
+    }
+
     /// Whether a process with this pid exists.
     private static func isAlive(_ pid: pid_t) -> Bool {
         Glibc.kill(pid, 0) == 0 || errno == EPERM
@@ -62,6 +66,55 @@ extension LinuxProcessController {
             guard let status = ProcFileSystem.status(of: pid) else { return false }
             return status.processGroup == pid && !inside.contains(status.parent) && status.state != "Z"
         }
+    }
+}
+
+extension LinuxProcessController {
+    /// The SIGSTOP fallback's survivors: the processes a dead run recorded (``PidRecords``) that
+    /// still run as the process recorded (the pid with the same start time, not a zombie). Each
+    /// is watched through a pidfd opened before its start time is checked, so a pid reused in
+    /// between is never taken; its record is renamed to this run's. A record whose process is
+    /// gone is removed, and what its process group left running is killed, as when an app's
+    /// main process exits (while a process group has members its id is not given to another
+    /// process, so the group is still the app's). A record of a live run is left alone.
+    func adoptRecordedSurvivors(_ records: PidRecords) throws(ProcessControlError) -> [SurvivingApp] {
+        var adopted: [SurvivingApp] = []
+        for entry in try records.entries() where Self.isDeadRun(entry.name) {
+            let pidfd = cps_pidfd_open(entry.pid)
+            let opening = errno
+            guard pidfd >= 0 || opening == ESRCH else {
+                throw ProcessControlError(
+                    .systemCallFailed,
+                    operation: "adopt \(entry.name.label) (pid \(entry.pid))",
+                    reason: "pidfd_open: errno \(opening)",
+                    errno: opening
+                )
+            }
+            // Read after the pidfd is open: the pidfd is the process this start time is of, or
+            // one that has ended since.
+            let status = ProcFileSystem.status(of: entry.pid)
+            let isRecorded = status != nil && status?.startTime == entry.startTime
+            guard pidfd >= 0, let status, isRecorded, status.state != "Z" else {
+                if pidfd >= 0 { SystemCall.close(pidfd) }
+                // Gone, or a zombie: its group's members are what it left. Another process with
+                // its pid: the recorded one's group ended before the pid was given again.
+                if status == nil || isRecorded { try? SystemCall.send(SIGKILL, to: -entry.pid) }
+                records.remove(entry.name)
+                continue
+            }
+            let serial = ProcessSerial.next()
+            let renamed = LeafName(label: entry.name.label, serial: serial)
+            do {
+                try records.rename(entry.name, to: renamed)
+            } catch {
+                SystemCall.close(pidfd)
+                throw error
+            }
+            let process = AppProcess(label: entry.name.label, pid: entry.pid, serial: serial, cgroup: nil)
+            table.add(.init(process: process, pidfd: pidfd, leaf: nil, isChild: false, pidRecord: renamed))
+            adopted.append(SurvivingApp(process: process, isFrozen: status.state == "T", startedBy: entry.name.daemon))
+        }
+        return adopted
     }
 }
 

@@ -58,7 +58,9 @@ public final class LinuxProcessController: ProcessController {
                 freezeMechanism = .processGroupSignals(reason: reason)
             }
         }
-        table = try ProcessTable(keptExits: keptExits)
+        // Without cgroups, only pid records find the apps again after a restart.
+        let records = try tree == nil ? configuration.pidRecordDirectory.map(PidRecords.init(path:)) : nil
+        table = try ProcessTable(keptExits: keptExits, pidRecords: records)
         try table.startWatcher()
     }
 
@@ -75,7 +77,25 @@ public final class LinuxProcessController: ProcessController {
             throw error
         }
         let process = AppProcess(label: request.label, pid: started.pid, serial: serial, cgroup: leaf?.path)
-        table.add(.init(process: process, pidfd: started.pidfd, leaf: leaf))
+        guard let records = table.pidRecords else {
+            table.add(.init(process: process, pidfd: started.pidfd, leaf: leaf))
+            return process
+        }
+        // Recorded before anything else can happen to it (it is not reaped before it is in the
+        // table, so its /proc entry is its own); an app that cannot be recorded is not started.
+        let name = LeafName(label: request.label, serial: serial)
+        let recorded = Result { () throws(ProcessControlError) in
+            try records.record(
+                name,
+                pid: started.pid,
+                startTime: ProcFileSystem.status(of: started.pid)?.startTime ?? 0
+            )
+        }
+        table.add(.init(process: process, pidfd: started.pidfd, leaf: leaf, pidRecord: name))
+        if case .failure(let error) = recorded {
+            try? kill(process)
+            throw ProcessControlError(.spawnFailed, operation: "spawn \(request.label)", reason: error.description)
+        }
         return process
     }
 

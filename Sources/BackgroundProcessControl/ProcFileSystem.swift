@@ -12,6 +12,9 @@ enum ProcFileSystem {
         var state: Character
         var parent: pid_t
         var processGroup: pid_t
+        /// When it started, in clock ticks after boot (field 22): with the pid, names one process
+        /// for good (a pid is reused, a pid and a start time are not). Nil in a short line.
+        var startTime: UInt64?
     }
 
     /// Parses `/proc/<pid>/stat`. The command name is in parentheses and may itself contain
@@ -24,7 +27,13 @@ enum ProcFileSystem {
             let parent = pid_t(String(decoding: fields[1], as: UTF8.self)),
             let group = pid_t(String(decoding: fields[2], as: UTF8.self))
         else { return nil }
-        return ProcessStatus(state: Character(Unicode.Scalar(state)), parent: parent, processGroup: group)
+        let startTime = fields.count > 19 ? UInt64(String(decoding: fields[19], as: UTF8.self)) : nil
+        return ProcessStatus(
+            state: Character(Unicode.Scalar(state)),
+            parent: parent,
+            processGroup: group,
+            startTime: startTime
+        )
     }
 
     /// The status of `pid`, or nil if it no longer exists.

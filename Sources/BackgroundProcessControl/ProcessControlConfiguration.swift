@@ -20,16 +20,24 @@ public struct ProcessControlConfiguration: Sendable, Hashable {
     public var subtreeName: String
     /// How long ``ProcessController/freeze(_:)`` waits for the kernel's confirmation.
     public var freezeTimeout: Duration
+    /// With SIGSTOP/SIGCONT (no cgroups), the directory where each app started is recorded (its
+    /// pid and start time, one file per start, `0700`/`0600`), so that a controller started after
+    /// this one died finds the apps again (``ProcessController/adoptSurvivors()``). Nil: nothing
+    /// is recorded, and after a restart on the fallback no survivor is found. Unused with cgroups
+    /// (their names are the record).
+    public var pidRecordDirectory: String?
 
     public init(
         freezer: Freezer = .automatic,
         cgroupRoot: String? = nil,
         subtreeName: String = "backgroundd",
-        freezeTimeout: Duration = .seconds(2)
+        freezeTimeout: Duration = .seconds(2),
+        pidRecordDirectory: String? = nil
     ) {
         self.freezer = freezer
         self.cgroupRoot = cgroupRoot
         self.subtreeName = subtreeName
         self.freezeTimeout = freezeTimeout
+        self.pidRecordDirectory = pidRecordDirectory
     }
 }

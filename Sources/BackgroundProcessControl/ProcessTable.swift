@@ -22,6 +22,8 @@ final class ProcessTable: Sendable {
         var leaf: CgroupLeaf?
         /// Whether this process is this process's child, to reap; false for adopted survivors.
         var isChild = true
+        /// Its pid record (the SIGSTOP fallback, ``PidRecords``), removed once it is reaped.
+        var pidRecord: LeafName?
         var exit: ProcessExit?
         var waiters: [CheckedContinuation<ProcessExit, Never>] = []
     }
@@ -41,11 +43,14 @@ final class ProcessTable: Sendable {
     /// How many exited processes' records are kept, so that ``exit(of:)`` still answers for
     /// them; older ones are forgotten (a record is a few hundred bytes).
     let keptExits: Int
+    /// Where the apps' pids are recorded (the SIGSTOP fallback), if they are.
+    let pidRecords: PidRecords?
     /// The watcher polls `wake.read`; a byte written to `wake.write` wakes it.
     private let wake: (read: Int32, write: Int32)
 
-    init(keptExits: Int = 4096) throws(ProcessControlError) {
+    init(keptExits: Int = 4096, pidRecords: PidRecords? = nil) throws(ProcessControlError) {
         self.keptExits = max(1, keptExits)
+        self.pidRecords = pidRecords
         do {
             wake = try SystemCall.nonBlockingPipe()
         } catch {
@@ -172,6 +177,7 @@ final class ProcessTable: Sendable {
         var coreDumped: Int32 = 0
         let error = record.isChild ? cps_reap(record.pidfd, &signaled, &value, &coreDumped) : ECHILD
         SystemCall.close(record.pidfd)
+        if let name = record.pidRecord { pidRecords?.remove(name) }
         // ECHILD: not ours to reap (an adopted survivor), or someone else reaped it (SIGCHLD
         // ignored, or a waitpid(-1) elsewhere in the process); the status is lost, -1 says so.
         let status: TerminationStatus =

@@ -192,7 +192,7 @@ enum Spawner {
         case CPS_STEP_DESCRIPTORS.rawValue: return "passing its descriptors"
         case CPS_STEP_DIRECTORY.rawValue: return "working directory \(request.workingDirectory)"
         case CPS_STEP_EXEC.rawValue: return "\(request.executable) cannot be executed"
-        case CPS_STEP_PROCESS_GROUP.rawValue: return "setpgid"
+        case CPS_STEP_PROCESS_GROUP.rawValue: return "setsid"
         case CPS_STEP_SETGROUPS.rawValue: return "setgroups \(request.user?.groups ?? [])"
         case CPS_STEP_SETGID.rawValue: return "setgid \(request.user?.gid ?? 0)"
         case CPS_STEP_SETUID.rawValue: return "setuid \(request.user?.uid ?? 0)"

@@ -96,7 +96,11 @@ static void cps_child(const cps_request *request, int report, int move_self) {
     for (int signal = 1; signal < NSIG; signal++) {
         if (signal != SIGKILL && signal != SIGSTOP) syscall(SYS_rt_sigaction, signal, kernel_action, NULL, 8);
     }
-    if (setpgid(0, 0) != 0) cps_fail(report, CPS_STEP_PROCESS_GROUP);
+    // A session of its own (and so a process group whose id is its pid): in the daemon's
+    // session, a group stopped by SIGSTOP would become orphaned when the daemon dies, and the
+    // kernel then sends it SIGHUP and SIGCONT (POSIX's orphaned process group rule), which kills
+    // a survivor the SIGSTOP fallback froze. A group in another session is never orphaned by it.
+    if (setsid() < 0) cps_fail(report, CPS_STEP_PROCESS_GROUP);
     if (move_self && request->cgroup_procs >= 0) {
         if (write(request->cgroup_procs, "0", 1) != 1) cps_fail(report, CPS_STEP_CGROUP);
     }

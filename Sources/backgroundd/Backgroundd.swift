@@ -40,7 +40,12 @@ struct Backgroundd: AsyncParsableCommand {
     @Option(help: "The background time budget in seconds (default: the policy's; iOS gives 30).")
     var backgroundTime: Double?
 
-    @Option(help: "Process control: auto (cgroup v2 freezer, else SIGSTOP/SIGCONT) or none (track states only).")
+    @Option(
+        help: """
+            Process control: auto (cgroup v2 freezer, else SIGSTOP/SIGCONT), signals (SIGSTOP/SIGCONT \
+            of process groups, without trying cgroups) or none (track states only).
+            """
+    )
     var processControl: String = "auto"
 
     @Option(
@@ -117,9 +122,15 @@ struct Backgroundd: AsyncParsableCommand {
         switch processControl {
         case "none":
             processes = UnmanagedProcesses()
-        case "auto":
+        case "auto", "signals":
             do {
-                let controller = try LinuxProcessController(configuration: .init(subtreeName: cgroupSubtree))
+                // On SIGSTOP/SIGCONT the apps' pids are recorded, so a restart finds them again.
+                let configuration = ProcessControlConfiguration(
+                    freezer: processControl == "signals" ? .processGroupSignals : .automatic,
+                    subtreeName: cgroupSubtree,
+                    pidRecordDirectory: paths.state + "/processes"
+                )
+                let controller = try LinuxProcessController(configuration: configuration)
                 freezer = controller.freezeMechanism
                 processes = SpawnedAppProcesses(
                     controller: controller,
@@ -132,7 +143,7 @@ struct Backgroundd: AsyncParsableCommand {
                 processes = UnmanagedProcesses()
             }
         default:
-            throw ValidationError("--process-control: \(processControl) is not auto or none")
+            throw ValidationError("--process-control: \(processControl) is not auto, signals or none")
         }
         var service = DaemonService(
             paths: paths,

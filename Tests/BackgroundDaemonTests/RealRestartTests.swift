@@ -23,13 +23,24 @@ struct RealRestartTests {
         let subtree: String
         /// The background budget in seconds (`--background-time`); the restart grace is half.
         let backgroundTime: Int
+        /// `--process-control`: auto (cgroups here) or signals (SIGSTOP/SIGCONT, pids recorded).
+        let processControl: String
         var process: Process?
 
-        init(state: String, subtree: String, backgroundTime: Int = 10) {
+        init(state: String, subtree: String, backgroundTime: Int = 10, processControl: String = "auto") {
             self.state = state
             self.socket = state + "/run/backgroundd.sock"
             self.subtree = subtree
             self.backgroundTime = backgroundTime
+            self.processControl = processControl
+        }
+
+        /// Whether the app's process is frozen by this daemon's mechanism: its cgroup's
+        /// `frozen 1`, or state `T` under signals (the process stays in the test's cgroup).
+        func isFrozen(_ pid: Int) -> Bool {
+            guard processControl == "signals" else { return RealAppTests.isFrozen(pid) }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return stat.split(separator: ")").last?.split(separator: " ").first == "T"
         }
 
         func start() throws {
@@ -37,7 +48,7 @@ struct RealRestartTests {
             process.executableURL = builtExecutable("backgroundd")
             process.arguments = [
                 "--state-dir", state, "--background-time", "\(backgroundTime)", "--cgroup-subtree",
-                (subtree as NSString).lastPathComponent, "--log-level", "error",
+                (subtree as NSString).lastPathComponent, "--log-level", "error", "--process-control", processControl,
             ]
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
             process.standardOutput = FileHandle.nullDevice
@@ -90,6 +101,7 @@ struct RealRestartTests {
     /// removed, after it.
     static func withDaemon<Seen: Sendable>(
         due: Int,
+        processControl: String = "auto",
         _ body: @escaping @Sendable (Restartable) throws -> Seen
     ) async throws -> Seen {
         let directory = try TemporaryDirectory()
@@ -110,7 +122,7 @@ struct RealRestartTests {
         let state = try directory.daemonState(manifests: ["keeper.json": keeper, "front.json": front])
         let root = "/sys/fs/cgroup/unified"
         let subtreeName = "backgroundd-restart-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let daemon = Restartable(state: state, subtree: "\(root)/\(subtreeName)")
+        let daemon = Restartable(state: state, subtree: "\(root)/\(subtreeName)", processControl: processControl)
         let result = await onThread { () throws -> Seen in
             defer {
                 daemon.stop()
@@ -156,14 +168,17 @@ struct RealRestartTests {
     }
 
     @Test(
-        "after kill -9 the restarted daemon carries on with the same processes: frozen stays frozen, running reconnects"
+        "after kill -9 the restarted daemon carries on with the same processes: frozen stays frozen, running reconnects",
+        arguments: ["auto", "signals"]
     )
-    func restartCarriesOn() async throws {
-        let seen = try await Self.withDaemon(due: 25) { daemon -> Seen in
+    func restartCarriesOn(processControl: String) async throws {
+        // Under signals the apps are found again by their pid records; with auto, by their cgroups.
+        let mechanism = processControl == "signals" ? "SIGSTOP" : "cgroup v2 freezer"
+        let seen = try await Self.withDaemon(due: 25, processControl: processControl) { daemon -> Seen in
             var seen = Seen()
             let status = try daemon.bgctl(["status", "--json"]).output
             seen.mechanism = status
-            guard status.contains("cgroup v2 freezer") else { return seen }  // no cgroups here: nothing to adopt
+            guard status.contains(mechanism) else { return seen }  // no cgroups here: reported elsewhere
             _ = try daemon.bgctl(["open", Self.keeper])
             _ = RealAppTests.waitFor(seconds: 30) {
                 daemon.row(Self.keeper)["connected"] as? Bool == true
@@ -174,11 +189,11 @@ struct RealRestartTests {
             seen.keeperPid = daemon.row(Self.keeper)["pid"] as? Int ?? 0
             seen.frontPid = daemon.row(Self.front)["pid"] as? Int ?? 0
             guard seen.keeperPid > 0, seen.frontPid > 0 else { return seen }
-            seen.keeperFrozenBefore = RealAppTests.waitFor(seconds: 20) { RealAppTests.isFrozen(seen.keeperPid) }
+            seen.keeperFrozenBefore = RealAppTests.waitFor(seconds: 20) { daemon.isFrozen(seen.keeperPid) }
 
             daemon.killNine()
             try daemon.start()
-            seen.keeperFrozenAfterRestart = RealAppTests.isFrozen(seen.keeperPid)
+            seen.keeperFrozenAfterRestart = daemon.isFrozen(seen.keeperPid)
             seen.keeperStateAfterRestart = daemon.row(Self.keeper)["state"] as? String ?? ""
             seen.frontStateAfterRestart = daemon.row(Self.front)["state"] as? String ?? ""
             seen.frontHeldForGrace = daemon.row(Self.front)["restartGrace"] as? Bool == true
@@ -186,7 +201,7 @@ struct RealRestartTests {
                 daemon.row(Self.front)["connected"] as? Bool == true
             }
             seen.frontSuspendedAfterGrace = RealAppTests.waitFor(seconds: 30) {
-                daemon.row(Self.front)["state"] as? String == "suspended" && RealAppTests.isFrozen(seen.frontPid)
+                daemon.row(Self.front)["state"] as? String == "suspended" && daemon.isFrozen(seen.frontPid)
             }
             // The keeper's work falls due 25 s after it was submitted: the frozen keeper is thawed
             // (the journal records the resume: the thaw, run and freeze again are too quick to poll).
@@ -198,14 +213,22 @@ struct RealRestartTests {
                 $0.contains("\"resume\"") && $0.contains(Self.keeper)
             }
             seen.keeperFrozenAgain = RealAppTests.waitFor(seconds: 30) {
-                daemon.row(Self.keeper)["state"] as? String == "suspended" && RealAppTests.isFrozen(seen.keeperPid)
+                daemon.row(Self.keeper)["state"] as? String == "suspended" && daemon.isFrozen(seen.keeperPid)
             }
             seen.pidsAfter = [daemon.row(Self.keeper)["pid"] as? Int ?? 0, daemon.row(Self.front)["pid"] as? Int ?? 0]
             seen.alive = Self.isAlive(seen.keeperPid) && Self.isAlive(seen.frontPid)
             seen.reports = (try? FileManager.default.contentsOfDirectory(atPath: daemon.state + "/reports")) ?? []
             return seen
         }
-        guard seen.mechanism.contains("cgroup v2 freezer") else { return }  // reported by FreezeMechanismTests
+        guard seen.mechanism.contains(mechanism) else {  // no cgroups: reported by FreezeMechanismTests
+            #expect(processControl == "auto", "signals are always available: \(seen.mechanism)")
+            return
+        }
+        // Without a cgroup subtree to remove, what the daemon left is ended here.
+        for pid in [seen.keeperPid, seen.frontPid] where processControl == "signals" && pid > 0 {
+            let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            if command.contains("daemon-test-app") { kill(-pid_t(pid), SIGKILL) }
+        }
         #expect(seen.keeperPid > 0 && seen.frontPid > 0, "the apps did not start")
         #expect(seen.keeperFrozenBefore)
         #expect(seen.keeperFrozenAfterRestart, "a frozen app stays frozen through the restart")
