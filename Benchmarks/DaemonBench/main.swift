@@ -3,7 +3,12 @@
 //   swift run -c release DaemonBench latency [--pairs 20000]
 //       begin+end of a background task through the daemon's socket (an app connection in this
 //       process, the daemon's NIO server and engine on their own threads), against a raw
-//       Unix-socket echo of the same frames: p50 and p99 of a pair, and their ratio.
+//       Unix-socket echo of the same frames: p50 and p99 of a pair, and their ratio. This is the
+//       protocol's round-trip form of a begin (a request answered with the identifier).
+//   swift run -c release DaemonBench transport [--pairs 20000]
+//       begin+end through the app's own transport (`DaemonConnection`: identifiers allocated
+//       app-side, both sent one way), against the same raw echo, per pair and sustained until
+//       the daemon applied them all (TransportBench.swift).
 //   swift run -c release DaemonBench memory [--apps 100] [--requests 10000]
 //       resident memory (VmRSS) of an engine with that many installed apps and pending requests
 //       in a real SQLite store.
@@ -115,18 +120,7 @@ func latency() async throws {
         )
     )
     // Raw echo: a thread that writes back what it reads, on a socket pair.
-    var ends: [Int32] = [-1, -1]
-    socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends)
-    let echoFD = ends[1]
-    Thread.detachNewThread {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(echoFD, $0.baseAddress, $0.count) }
-            if count <= 0 { return }
-            _ = buffer.withUnsafeBytes { Glibc.write(echoFD, $0.baseAddress, count) }
-        }
-    }
-    let echo = Connection(fd: ends[0])
+    let echo = EchoPair().client
     var daemonTimes: [UInt64] = []
     var echoTimes: [UInt64] = []
     var endFrame: [UInt8] = []
@@ -255,9 +249,10 @@ func idle() throws {
 
 switch arguments.first {
 case "latency": try await latency()
+case "transport": try await transport()
 case "memory": try memory()
 case "idle": try idle()
 case "frozen": try await frozen()
 case "frozen-app": frozenApp()
-default: print("usage: DaemonBench latency|memory|idle|frozen")
+default: print("usage: DaemonBench latency|transport|memory|idle|frozen")
 }

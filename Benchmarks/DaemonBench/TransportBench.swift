@@ -1,0 +1,166 @@
+// DaemonBench transport: begin+end of a background task through the app's own transport to
+// backgroundd (`DaemonConnection`, the one `UIApplication.shared` uses under the daemon), beside
+// a raw Unix-socket echo of the same frames, in one run.
+//
+// A begin is decided app-side from the pushed grant state (docs/core-contract.md, "No round trip
+// for the common case") and sent one way, and so is the end: nothing comes back, so what the
+// app pays for a pair is the two calls. Two measures:
+//
+// 1. per pair, interleaved with the echo (p50, p99): the app's `beginAssertion` + `endAssertion`,
+//    then (not timed) one question, so the daemon has applied the pair and is idle again, then
+//    the same two frames written to an echo thread and read back (timed): each is measured on a
+//    machine where the other is not running;
+// 2. sustained: `--pairs` pairs back to back through the transport, then one question (a round
+//    trip the daemon answers after everything sent before it), so the time is until the daemon
+//    has applied every pair (its NIO thread, the engine's lock, the core, the journal); beside it
+//    the same number of echo pairs back to back. If the daemon were slower than the app, the
+//    socket's buffer would fill and the app's writes would wait: the sustained figure includes that.
+
+import BackgroundCore
+import BackgroundDaemon
+import BackgroundExecution
+import BackgroundProtocol
+import BackgroundStore
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func transport() async throws {
+    let pairs = option("--pairs", 20_000)
+    let warmUp = 1000
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("daemonbench-tr-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let app: AppID = "bench.app"
+    let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let installed = InstalledApp(
+        manifest: AppManifest(bundleIdentifier: app),
+        launch: LaunchCommand(executable: me),
+        file: "bench.json"
+    )
+    let paths = DaemonPaths(state: state)
+    try FileManager.default.createDirectory(
+        atPath: state,
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
+    let engine = try DaemonEngine(
+        configuration: .init(logger: quiet),
+        store: BackgroundStore(path: paths.store),
+        apps: [installed],
+        processes: UnmanagedProcesses()
+    )
+    let server = try await DaemonServer.start(engine: engine, paths: paths, logger: quiet)
+    // The app's transport, connected as an app the user started: it is in the foreground.
+    let connection = DaemonConnection(
+        configuration: .init(app: app, endpoint: .socket(path: paths.socket), launchCompletion: .explicit, logger: quiet)
+    )
+    connection.finishLaunching()
+    // A question starts the connection's reader thread (pushes are read as they come) and
+    // answers after the launch's end was applied.
+    _ = connection.pendingTaskRequests()
+    guard connection.lifecycleState.isForeground else { fatalError("not in the foreground: \(connection.lifecycleState)") }
+    let echo = EchoPair()
+    let (beginFrame, endFrame) = try transportFrames(app)
+    let handler: @MainActor @Sendable () -> Void = {}
+    func appPair() {
+        guard let id = connection.beginAssertion(named: "Upload", at: CallSite(), expirationHandler: handler) else {
+            fatalError("not granted")
+        }
+        connection.endAssertion(id)
+    }
+    func echoPair() throws {
+        try echo.client.write(beginFrame)
+        _ = try echo.client.frame()
+        try echo.client.write(endFrame)
+        _ = try echo.client.frame()
+    }
+    // 1. Per pair, interleaved.
+    var appTimes: [UInt64] = []
+    var echoTimes: [UInt64] = []
+    for index in 0..<(pairs + warmUp) {
+        let start = nanoseconds()
+        appPair()
+        let appTime = nanoseconds() - start
+        _ = connection.pendingTaskRequests()  // applied: the daemon does not run beside the echo
+        let echoStart = nanoseconds()
+        try echoPair()
+        let echoTime = nanoseconds() - echoStart
+        if index >= warmUp {
+            appTimes.append(appTime)
+            echoTimes.append(echoTime)
+        }
+    }
+    // 2. Sustained: the transport until the daemon applied every pair, then the echo.
+    let sustainedStart = nanoseconds()
+    for _ in 0..<pairs { appPair() }
+    _ = connection.pendingTaskRequests()
+    let sustained = nanoseconds() - sustainedStart
+    let echoStart = nanoseconds()
+    for _ in 0..<pairs { try echoPair() }
+    let echoSustained = nanoseconds() - echoStart
+    let held = engine.answer(.assertions(app)).json
+    appTimes.sort()
+    echoTimes.sort()
+    let a50 = percentile(appTimes, 0.5)
+    let a99 = percentile(appTimes, 0.99)
+    let e50 = percentile(echoTimes, 0.5)
+    let e99 = percentile(echoTimes, 0.99)
+    let perPair = Double(sustained) / 1e3 / Double(pairs)
+    let echoPerPair = Double(echoSustained) / 1e3 / Double(pairs)
+    print("pairs \(pairs) (+\(warmUp) warm-up), begin frame \(beginFrame.count) bytes, end frame \(endFrame.count) bytes")
+    print(String(format: "app transport begin+end (one way, no round trip)  p50 %.1f µs  p99 %.1f µs", a50, a99))
+    print(String(format: "raw echo round trips, same frames                 p50 %.1f µs  p99 %.1f µs", e50, e99))
+    print(String(format: "ratio  p50 %.2f×  p99 %.2f×", a50 / e50, a99 / e99))
+    print(
+        String(
+            format: "sustained, %d pairs until the daemon applied them all %.1f µs a pair; echo %.1f µs a pair; ratio %.2f×",
+            pairs,
+            perPair,
+            echoPerPair,
+            perPair / echoPerPair
+        )
+    )
+    print("outstanding assertions at the end: \(held.contains("\"assertions\":[]") ? "none" : held)")
+    withExtendedLifetime(connection) {}
+    await server.stop()
+}
+
+/// The frames the transport sends for one pair (a begin with an expiration handler, an end),
+/// for the echo.
+private func transportFrames(_ app: AppID) throws -> ([UInt8], [UInt8]) {
+    let begun = Event.assertionBegun(
+        app,
+        AssertionID(rawValue: 1),
+        name: "Upload",
+        origin: CallSite(),
+        hasExpirationHandler: true
+    )
+    let begin = try Frame.encode(ProtocolCodec.encode(DaemonRequest.app(.oneWay(begun))))
+    let end = try Frame.encode(
+        ProtocolCodec.encode(DaemonRequest.app(.oneWay(.endAssertion(app, AssertionID(rawValue: 1)))))
+    )
+    return (begin, end)
+}
+
+/// A socket pair with a thread that writes back what it reads on one end.
+final class EchoPair {
+    let client: Connection
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends)
+        let echoFD = ends[1]
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(echoFD, $0.baseAddress, $0.count) }
+                if count <= 0 { return }
+                _ = buffer.withUnsafeBytes { Glibc.write(echoFD, $0.baseAddress, count) }
+            }
+        }
+        client = Connection(fd: ends[0])
+    }
+}
