@@ -29,39 +29,28 @@ import Glibc
 #endif
 
 func transport() async throws {
+    try await withBenchDaemon("daemonbench-tr") { app, engine, paths in try transport(app, engine, paths) }
+}
+
+func transport(_ app: AppID, _ engine: DaemonEngine, _ paths: DaemonPaths) throws {
     let pairs = option("--pairs", 20_000)
     let warmUp = 1000
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("daemonbench-tr-\(getpid())").path
-    defer { try? FileManager.default.removeItem(atPath: state) }
-    let app: AppID = "bench.app"
-    let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let installed = InstalledApp(
-        manifest: AppManifest(bundleIdentifier: app),
-        launch: LaunchCommand(executable: me),
-        file: "bench.json"
-    )
-    let paths = DaemonPaths(state: state)
-    try FileManager.default.createDirectory(
-        atPath: state,
-        withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700]
-    )
-    let engine = try DaemonEngine(
-        configuration: .init(logger: quiet),
-        store: BackgroundStore(path: paths.store),
-        apps: [installed],
-        processes: UnmanagedProcesses()
-    )
-    let server = try await DaemonServer.start(engine: engine, paths: paths, logger: quiet)
     // The app's transport, connected as an app the user started: it is in the foreground.
     let connection = DaemonConnection(
-        configuration: .init(app: app, endpoint: .socket(path: paths.socket), launchCompletion: .explicit, logger: quiet)
+        configuration: .init(
+            app: app,
+            endpoint: .socket(path: paths.socket),
+            launchCompletion: .explicit,
+            logger: quiet
+        )
     )
     connection.finishLaunching()
     // A question starts the connection's reader thread (pushes are read as they come) and
     // answers after the launch's end was applied.
     _ = connection.pendingTaskRequests()
-    guard connection.lifecycleState.isForeground else { fatalError("not in the foreground: \(connection.lifecycleState)") }
+    guard connection.lifecycleState.isForeground else {
+        fatalError("not in the foreground: \(connection.lifecycleState)")
+    }
     let echo = EchoPair()
     let (beginFrame, endFrame) = try transportFrames(app)
     let handler: @MainActor @Sendable () -> Void = {}
@@ -110,13 +99,16 @@ func transport() async throws {
     let e99 = percentile(echoTimes, 0.99)
     let perPair = Double(sustained) / 1e3 / Double(pairs)
     let echoPerPair = Double(echoSustained) / 1e3 / Double(pairs)
-    print("pairs \(pairs) (+\(warmUp) warm-up), begin frame \(beginFrame.count) bytes, end frame \(endFrame.count) bytes")
+    print(
+        "pairs \(pairs) (+\(warmUp) warm-up), begin frame \(beginFrame.count) bytes, end frame \(endFrame.count) bytes"
+    )
     print(String(format: "app transport begin+end (one way, no round trip)  p50 %.1f µs  p99 %.1f µs", a50, a99))
     print(String(format: "raw echo round trips, same frames                 p50 %.1f µs  p99 %.1f µs", e50, e99))
     print(String(format: "ratio  p50 %.2f×  p99 %.2f×", a50 / e50, a99 / e99))
     print(
         String(
-            format: "sustained, %d pairs until the daemon applied them all %.1f µs a pair; echo %.1f µs a pair; ratio %.2f×",
+            format:
+                "sustained, %d pairs until the daemon applied them all %.1f µs a pair; echo %.1f µs a pair; ratio %.2f×",
             pairs,
             perPair,
             echoPerPair,
@@ -125,7 +117,6 @@ func transport() async throws {
     )
     print("outstanding assertions at the end: \(held.contains("\"assertions\":[]") ? "none" : held)")
     withExtendedLifetime(connection) {}
-    await server.stop()
 }
 
 /// The frames the transport sends for one pair (a begin with an expiration handler, an end),

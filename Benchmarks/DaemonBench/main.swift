@@ -85,9 +85,13 @@ final class Connection {
     }
 }
 
-func latency() async throws {
-    let pairs = option("--pairs", 20_000)
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("daemonbench-\(getpid())").path
+/// A daemon's engine and NIO server in this process, over a fresh state directory, with one
+/// installed app (`bench.app`, this executable); `body` runs with them, then all goes.
+func withBenchDaemon(
+    _ name: String,
+    _ body: (AppID, DaemonEngine, DaemonPaths) async throws -> Void
+) async throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: state) }
     let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     let app: AppID = "bench.app"
@@ -109,6 +113,16 @@ func latency() async throws {
         processes: UnmanagedProcesses()
     )
     let server = try await DaemonServer.start(engine: engine, paths: paths, logger: quiet)
+    try await body(app, engine, paths)
+    await server.stop()
+}
+
+func latency() async throws {
+    try await withBenchDaemon("daemonbench") { app, _, paths in try await latency(app, paths) }
+}
+
+func latency(_ app: AppID, _ paths: DaemonPaths) async throws {
+    let pairs = option("--pairs", 20_000)
     let client = try Connection(path: paths.socket)
     try client.write(Frame.encode(ProtocolCodec.encode(DaemonRequest.hello(ClientHello(role: .app(app))))))
     _ = try client.frame()
@@ -156,7 +170,6 @@ func latency() async throws {
     print(String(format: "daemon begin+end  p50 %.1f µs  p99 %.1f µs", d50, d99))
     print(String(format: "raw echo, same frames  p50 %.1f µs  p99 %.1f µs", e50, e99))
     print(String(format: "ratio  p50 %.2f×  p99 %.2f×", d50 / e50, d99 / e99))
-    await server.stop()
 }
 
 func residentKiB() -> Int {
