@@ -140,7 +140,7 @@ struct DaemonDeviceTests {
         let status = fixture.engine.answer(.status)
         #expect(status.text.contains("power: external (default: no power supply found)"))
         #expect(status.text.contains("network: wifi (probe: eth0 up with carrier)"))
-        #expect(status.text.contains("low-power: off (default: not read: no D-Bus reader yet)"))
+        #expect(status.text.contains("low-power: off (default: not read: no D-Bus source given)"))
         #expect(status.text.contains("memory pressure: normal; next to reclaim: none"))
         let device = try #require(try Self.document(status)["device"] as? [String: Any])
         let conditions = try Self.conditions(device)

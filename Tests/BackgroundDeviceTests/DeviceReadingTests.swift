@@ -36,12 +36,12 @@ struct DeviceReadingTests {
             reading.lines == [
                 "power: external (default: no power supply found)",
                 "battery: 100% (default: no battery)",
-                "low-power: off (default: not read: no D-Bus reader yet)",
+                "low-power: off (default: not read: no D-Bus source given)",
                 "network: wifi (probe: eth0 up with carrier)",
                 "metered: no (probe: no cellular modem)",
                 "constrained: no (default: not read: Linux has no Low Data Mode source)",
                 "idle: yes (default: no /dev/input)",
-                "unlocked: yes (default: not read: no D-Bus reader yet)",
+                "unlocked: yes (default: not read: no D-Bus source given)",
                 "memory: some avg10=12.50% full avg10=0.50%, 2048 MiB available (probe: /proc/pressure/memory)",
             ]
         )
@@ -69,7 +69,7 @@ struct DeviceReadingTests {
         #expect(
             reading.lines.prefix(4) == [
                 "power: battery (override)", "battery: 15% (override)",
-                "low-power: off (default: not read: no D-Bus reader yet)", "network: none (override)",
+                "low-power: off (default: not read: no D-Bus source given)", "network: none (override)",
             ]
         )
         #expect(reading.conditions.network == DeviceConditions.Network.none)
@@ -135,9 +135,9 @@ struct DeviceReadingTests {
         let first = reported.unsaid(in: Self.machine())
         #expect(
             first == [
-                "power: no power supply found", "battery: no battery", "low-power: not read: no D-Bus reader yet",
+                "power: no power supply found", "battery: no battery", "low-power: not read: no D-Bus source given",
                 "constrained: not read: Linux has no Low Data Mode source", "idle: no /dev/input",
-                "unlocked: not read: no D-Bus reader yet",
+                "unlocked: not read: no D-Bus source given",
             ]
         )
         #expect(reported.unsaid(in: Self.machine()).isEmpty)

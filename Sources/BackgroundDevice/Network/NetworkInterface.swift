@@ -41,7 +41,7 @@ public struct NetworkInterface: Sendable, Hashable {
 public enum NetworkReading {
     /// The device's network: `none` when no non-loopback interface is connected, `cellular`
     /// when only cellular modems are (metered), `wifi` otherwise (Wi-Fi or Ethernet, unmetered:
-    /// metered Wi-Fi needs NetworkManager's `Metered` property, which is not read yet).
+    /// metered Wi-Fi is NetworkManager's `Metered`, read over D-Bus: ``DesktopBusWatcher``).
     public static func network(of interfaces: [NetworkInterface]) -> Probed<DeviceConditions.Network> {
         let candidates = interfaces.filter { !$0.isLoopback }
         let connected = candidates.filter(\.isConnected)

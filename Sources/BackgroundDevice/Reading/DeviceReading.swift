@@ -10,10 +10,11 @@ public import BackgroundCore
 /// |---|---|---|
 /// | power | external power | no power supply listed: a desktop or server on mains |
 /// | battery | 100 % | no battery |
-/// | Low Power Mode | off | power-profiles-daemon is not read yet (needs D-Bus) |
+/// | Low Power Mode | off | no power-profiles-daemon on the D-Bus system bus |
 /// | network | Wi-Fi (unmetered) | `/sys/class/net` unreadable: do not hold back network work on a guess |
 /// | idle | idle | no input device: nobody can be using the machine |
-/// | unlocked since boot | yes | logind's lock state is not read yet (needs D-Bus) |
+/// | metered | no | not cellular, and no NetworkManager `Metered` on the D-Bus system bus |
+/// | unlocked since boot | yes | no logind session on seat0 on the D-Bus system bus |
 public struct DeviceReading: Sendable, Hashable {
     /// Battery or external power.
     public var power: Sourced<DeviceConditions.PowerSource>
@@ -37,8 +38,9 @@ public struct DeviceReading: Sendable, Hashable {
     /// daemon's log.
     public var problems: [String]
 
-    /// The reason Low Power Mode and the lock state use their defaults.
-    public static let noDBusReason = "not read: no D-Bus reader yet"
+    /// The reason Low Power Mode, the lock state and NetworkManager's `Metered` use their
+    /// defaults in a reading built without a ``DesktopBusWatcher`` (tests, `--device-probes none`).
+    public static let noDBusReason = "not read: no D-Bus source given"
     /// The reason Low Data Mode uses its default.
     public static let noLowDataModeReason = "not read: Linux has no Low Data Mode source"
 
@@ -55,6 +57,7 @@ public struct DeviceReading: Sendable, Hashable {
         memory: Probed<MemoryPressure>,
         lowPowerMode: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
         unlocked: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
+        metered meteredHint: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
         overrides: DeviceOverrides = .none
     ) {
         let powerSource: Probed<DeviceConditions.PowerSource>
@@ -78,18 +81,24 @@ public struct DeviceReading: Sendable, Hashable {
         self.battery = Sourced(level, default: 1)
         self.lowPowerMode = Sourced(lowPowerMode, default: false)
         self.network = Sourced(network, default: .wifi)
-        self.metered = Sourced(
-            network.value.map {
-                Probed.read($0 == .cellular, from: $0 == .cellular ? "a cellular modem" : "no cellular modem")
-            }
-                ?? .unavailable(reason: network.reason ?? "no network read"),
-            default: false
-        )
+        self.metered = Sourced(Self.metered(network, hint: meteredHint), default: false)
         self.constrained = Sourced(.unavailable(reason: Self.noLowDataModeReason), default: false)
         self.idle = Sourced(idleness, default: true)
         self.unlockedSinceBoot = Sourced(unlocked, default: true)
         self.memory = memory
         apply(overrides)
+    }
+
+    /// Metered: a cellular modem always is; otherwise NetworkManager's `Metered` where it was
+    /// read (metered Wi-Fi, a phone's hotspot); otherwise not, from the network probe.
+    static func metered(_ network: Probed<DeviceConditions.Network>, hint: Probed<Bool>) -> Probed<Bool> {
+        switch (network, hint) {
+        case (.read(.cellular, _), _): return .read(true, from: "a cellular modem")
+        case (.read(.none, _), _): return .read(false, from: "no network")
+        case (.read, .read(let metered, let from)): return .read(metered, from: from)
+        case (.read, .unavailable): return .read(false, from: "no cellular modem")
+        case (.unavailable(let reason), _): return .unavailable(reason: reason)
+        }
     }
 
     /// Conditions nobody probed (a daemon built without probes, in tests): each one `default`

@@ -16,6 +16,8 @@ public struct DeviceSources: Sendable {
     public var lowPowerMode: @Sendable () -> Probed<Bool>
     /// Whether the device was unlocked since boot (logind's `LockedHint`).
     public var unlocked: @Sendable () -> Probed<Bool>
+    /// Whether the network is marked metered (NetworkManager's `Metered`).
+    public var metered: @Sendable () -> Probed<Bool>
     /// Watchers whose wake-ups mean "read the scheduling conditions again".
     public var conditionWatchers: [any DeviceWatcher]
     /// The watcher whose wake-ups mean "read the memory pressure again" (a PSI trigger).
@@ -31,6 +33,7 @@ public struct DeviceSources: Sendable {
         idleness: @escaping @Sendable () -> Probed<Bool> = { .unavailable(reason: "no input probe") },
         lowPowerMode: @escaping @Sendable () -> Probed<Bool> = { .unavailable(reason: DeviceReading.noDBusReason) },
         unlocked: @escaping @Sendable () -> Probed<Bool> = { .unavailable(reason: DeviceReading.noDBusReason) },
+        metered: @escaping @Sendable () -> Probed<Bool> = { .unavailable(reason: DeviceReading.noDBusReason) },
         conditionWatchers: [any DeviceWatcher] = [],
         memoryWatcher: (any DeviceWatcher)? = nil,
         problems: [String] = []
@@ -41,6 +44,7 @@ public struct DeviceSources: Sendable {
         self.idleness = idleness
         self.lowPowerMode = lowPowerMode
         self.unlocked = unlocked
+        self.metered = metered
         self.conditionWatchers = conditionWatchers
         self.memoryWatcher = memoryWatcher
         self.problems = problems
@@ -55,15 +59,18 @@ public struct DeviceSources: Sendable {
             memory: memory.pressure(),
             lowPowerMode: lowPowerMode(),
             unlocked: unlocked(),
+            metered: metered(),
             overrides: overrides
         )
     }
 
     /// The machine's probes and watchers: sysfs power and network (inotify, uevents,
-    /// rtnetlink), input devices, and PSI for `cgroup` (relative to `/`, e.g.
+    /// rtnetlink), input devices, the D-Bus system bus (``DesktopBusWatcher``: Low Power Mode,
+    /// logind's idle and lock hints, NetworkManager's `Metered`; `busAddress` for another bus),
+    /// and PSI for `cgroup` (relative to `/`, e.g.
     /// `sys/fs/cgroup/unified/backgroundd`) or the system. A watcher the kernel refuses is left
     /// out and named in ``problems``; its condition is then read only when another wakes.
-    public static func machine(cgroup: String? = nil) -> DeviceSources {
+    public static func machine(cgroup: String? = nil, busAddress: String? = nil) -> DeviceSources {
         var problems: [String] = []
         var watchers: [any DeviceWatcher] = []
         func make<Watcher: DeviceWatcher>(_ name: String, _ build: () throws(DeviceError) -> Watcher) -> Watcher? {
@@ -80,6 +87,8 @@ public struct DeviceSources: Sendable {
         }
         let input = make("input", { () throws(DeviceError) in try InputActivityWatcher() })
         if let input { watchers.append(input) }
+        let bus = make("D-Bus", { () throws(DeviceError) in try DesktopBusWatcher(address: busAddress) })
+        if let bus { watchers.append(bus) }
         let memory = ProcMemoryPressureProbe(cgroup: cgroup)
         let memoryWatcher: MemoryPressureWatcher? = memory.stallFile.flatMap { file in
             make("memory", { () throws(DeviceError) in try MemoryPressureWatcher(file: file) })
@@ -88,10 +97,22 @@ public struct DeviceSources: Sendable {
             power: SysfsPowerProbe(),
             network: SysfsNetworkProbe(),
             memory: memory,
-            idleness: { input?.idleness() ?? .unavailable(reason: "no input watcher") },
+            idleness: { Self.idleness(input: input?.idleness(), bus: bus?.idleHint()) },
+            lowPowerMode: { bus?.lowPowerMode() ?? .unavailable(reason: "no D-Bus watcher") },
+            unlocked: { bus?.unlockedSinceBoot() ?? .unavailable(reason: "no D-Bus watcher") },
+            metered: { bus?.metered() ?? .unavailable(reason: "no D-Bus watcher") },
             conditionWatchers: watchers,
             memoryWatcher: memoryWatcher,
             problems: problems
         )
+    }
+
+    /// Idle from the input devices where they were read, else logind's `IdleHint`, else the
+    /// input probe's reason (and the bus's).
+    static func idleness(input: Probed<Bool>?, bus: Probed<Bool>?) -> Probed<Bool> {
+        if let input, input.value != nil { return input }
+        if let bus, bus.value != nil { return bus }
+        let reasons = [input?.reason ?? "no input watcher", bus?.reason].compactMap { $0 }
+        return .unavailable(reason: reasons.joined(separator: "; "))
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import Synchronization
+
+@testable import BackgroundDevice
+
+/// A private `dbus-daemon` on a socket in a temporary directory, for the desktop sources' tests:
+/// the system bus's protocol without the system's bus (there is none on this project's machines).
+final class PrivateBus {
+    /// Where `dbus-daemon` is, if installed (Debian package `dbus-daemon`; `.ci/run` installs it).
+    static let executable = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    /// Whether every optional tool is required (`BACKGROUND_REQUIRE_ALL_TESTS=1`, as in CI).
+    static let required = ProcessInfo.processInfo.environment["BACKGROUND_REQUIRE_ALL_TESTS"] == "1"
+
+    let directory: String
+    let address: String
+    private let process = Process()
+
+    /// Starts the daemon with a configuration that lets any client own any name and talk to any
+    /// other, and waits (at most 10 s) for its socket.
+    init() throws {
+        guard let executable = Self.executable else { throw CocoaError(.fileNoSuchFile) }
+        var template = Array("/tmp/bg-dbus-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        directory = String(cString: made)
+        address = "unix:path=\(directory)/bus"
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>custom</type>
+              <listen>\(address)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow own="*"/>
+                <allow send_destination="*"/>
+                <allow receive_sender="*"/>
+              </policy>
+            </busconfig>
+            """
+        try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: directory + "/bus"), Date() < deadline { usleep(10_000) }
+    }
+
+    deinit {
+        // dbus-daemon does not end on SIGTERM (it only reloads on SIGHUP): SIGKILL, then reap it.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// A service on a ``PrivateBus`` standing for power-profiles-daemon, logind or NetworkManager:
+/// it owns its name, answers `Properties.Get` from its table and emits `PropertiesChanged` when
+/// the test sets a property. Built on the library's own ``DBusConnection``.
+final class FakeBusService: Sendable {
+    private let connection: DBusConnection
+    private let properties: Mutex<[BusProperty: DBusValue]>
+    private let stopped = Mutex(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Connects, owns `name` (waiting for the bus's answer), then answers on a thread of its own.
+    init(address: String, name: String, properties: [BusProperty: DBusValue]) throws {
+        connection = try DBusConnection(address: address)
+        self.properties = Mutex(properties)
+        let bus = DBusMessage.bus
+        try connection.call(bus.name, bus.path, bus.name, "Hello")
+        var request = DBusMessage.call(bus.name, bus.path, bus.name, "RequestName", [name])
+        request.signature = "su"
+        request.body.append(.uint(4))  // DBUS_NAME_FLAG_DO_NOT_QUEUE
+        let serial = try connection.send(request)
+        let deadline = Date().addingTimeInterval(5)
+        var owned = false
+        while !owned, Date() < deadline {
+            for message in try connection.receive(timeout: 100) {
+                if message.replySerial == serial, message.kind == .methodReturn { owned = true }
+                answer(message)  // a Get may come as soon as the name is owned
+            }
+        }
+        guard owned else { throw CocoaError(.featureUnsupported) }
+        Thread.detachNewThread { [self] in
+            while !stopped.withLock({ $0 }) {
+                for message in (try? connection.receive(timeout: 50)) ?? [] { answer(message) }
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops answering and leaves the bus (the connection closes with the object).
+    func stop() {
+        guard
+            !stopped.withLock({ stopped in
+                defer { stopped = true }
+                return stopped
+            })
+        else { return }
+        done.wait()
+        _ = shutdown(connection.descriptor, Int32(SHUT_RDWR))  // the bus sees it leave now
+    }
+
+    private func answer(_ call: DBusMessage) {
+        guard call.kind == .methodCall, call.member == "Get", call.body.count == 2, let interface = call.body[0].text,
+            let name = call.body[1].text
+        else { return }
+        let value = properties.withLock { table in
+            table.first { $0.key.path == call.path && $0.key.interface == interface && $0.key.name == name }?.value
+        }
+        var reply = DBusMessage(kind: value == nil ? .error : .methodReturn)
+        reply.replySerial = call.serial
+        reply.destination = call.sender
+        if let value {
+            reply.signature = "v"
+            reply.body = [value]
+        } else {
+            reply.errorName = "org.freedesktop.DBus.Error.UnknownProperty"
+        }
+        _ = try? connection.send(reply)
+    }
+
+    /// Sets a property and emits `PropertiesChanged` for it.
+    func set(_ property: BusProperty, _ value: DBusValue) throws {
+        properties.withLock { $0[property] = value }
+        var signal = DBusMessage(kind: .signal)
+        signal.path = property.path
+        signal.interface = "org.freedesktop.DBus.Properties"
+        signal.member = "PropertiesChanged"
+        signal.signature = "sa{sv}as"
+        signal.body = [.string(property.interface), .dictionary([.string(property.name): value]), .array([])]
+        try connection.send(signal)
+    }
+}
