@@ -19,7 +19,7 @@ final class PrivateBus {
     private let process = Process()
 
     /// Starts the daemon with a configuration that lets any client own any name and talk to any
-    /// other, and waits (at most 10 s) for its socket.
+    /// other, and waits (at most 10 s) until it accepts a client.
     init() throws {
         guard let executable = Self.executable else { throw CocoaError(.fileNoSuchFile) }
         var template = Array("/tmp/bg-dbus-XXXXXX".utf8CString)
@@ -46,8 +46,9 @@ final class PrivateBus {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // The socket file appears before the daemon listens: wait until a client authenticates.
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: directory + "/bus"), Date() < deadline { usleep(10_000) }
+        while (try? DBusConnection(address: address)) == nil, Date() < deadline { usleep(10_000) }
     }
 
     deinit {
