@@ -53,7 +53,7 @@ extension DaemonEngine {
             logger.info("\(app): '\(mode)' \(held ? "held" : "ended")")
         case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
             .deliverBackgroundWake,
-            .backgroundRefreshStatusChanged, .runTasks, .expireTask, .persist:
+            .backgroundRefreshStatusChanged, .runTasks, .expireTask, .persist, .powerStateChanged:
             break  // the app runtime's (pushed or answered), or written before carrying out
         }
     }

@@ -183,7 +183,8 @@ extension DaemonEngine {
             state: state.core.state(of: app),
             grant: grant,
             refreshStatus: state.core.backgroundRefreshStatus(of: app),
-            supportsBackgroundGPU: configuration.policy.scheduling.supportsBackgroundGPU
+            supportsBackgroundGPU: configuration.policy.scheduling.supportsBackgroundGPU,
+            lowPowerMode: state.core.isLowPowerModeEnabled
         )
     }
 

@@ -35,7 +35,7 @@ extension Effect {
             .deliverDidEnterBackground(let app),
             .deliverBackgroundWake(let app), .stateChanged(let app, _, _), .backgroundRefreshStatusChanged(let app, _),
             .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .launch(let app, _, _),
-            .resume(let app, _), .exit(let app, _, _), .terminate(let app, _):
+            .resume(let app, _), .exit(let app, _, _), .terminate(let app, _), .powerStateChanged(let app, _):
             return app
         case .suspend, .scheduleWakeup, .cancelWakeup, .log, .taskFinished, .persist, .modeChanged:
             return nil

@@ -77,6 +77,9 @@ public struct DaemonWelcome: Sendable, Hashable, Codable {
     public var refreshStatus: BackgroundRefreshStatus?
     /// For an app: whether the device supports background GPU use.
     public var supportsBackgroundGPU: Bool?
+    /// For an app: whether Low Power Mode is on (changes come as
+    /// ``Effect/powerStateChanged(_:lowPowerMode:)``).
+    public var lowPowerMode: Bool?
 
     /// Creates a welcome.
     public init(
@@ -86,7 +89,8 @@ public struct DaemonWelcome: Sendable, Hashable, Codable {
         state: AppLifecycleState? = nil,
         grant: GrantState? = nil,
         refreshStatus: BackgroundRefreshStatus? = nil,
-        supportsBackgroundGPU: Bool? = nil
+        supportsBackgroundGPU: Bool? = nil,
+        lowPowerMode: Bool? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.incarnation = incarnation
@@ -95,6 +99,7 @@ public struct DaemonWelcome: Sendable, Hashable, Codable {
         self.grant = grant
         self.refreshStatus = refreshStatus
         self.supportsBackgroundGPU = supportsBackgroundGPU
+        self.lowPowerMode = lowPowerMode
     }
 }
 

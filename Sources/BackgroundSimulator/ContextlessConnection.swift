@@ -95,6 +95,11 @@ final class ContextlessConnection: SystemConnection {
         return .denied
     }
 
+    var isLowPowerModeEnabled: Bool {
+        refuse("isLowPowerModeEnabled")
+        return false
+    }
+
     func attach(_ application: UIApplication) {}
 
     func registerTaskHandler(

@@ -14,6 +14,8 @@ struct ProcessView: Sendable {
     var grant: GrantState?
     /// The Background App Refresh status last published.
     var backgroundRefreshStatus: BackgroundRefreshStatus = .denied
+    /// Low Power Mode as last published.
+    var lowPowerMode = false
     /// Whether the process has ended.
     var hasEnded = false
     /// The background modes the app's manifest declares (`UIBackgroundModes`).
@@ -115,10 +117,11 @@ extension SimulatedConnection {
     }
 
     /// Publishes the process's state for its threads off the main actor.
-    func publish(_ grant: GrantState, backgroundRefreshStatus: BackgroundRefreshStatus) {
+    func publish(_ grant: GrantState, backgroundRefreshStatus: BackgroundRefreshStatus, lowPowerMode: Bool) {
         view.withLock { view in
             view.grant = grant
             view.backgroundRefreshStatus = backgroundRefreshStatus
+            view.lowPowerMode = lowPowerMode
         }
     }
 
@@ -146,7 +149,8 @@ extension Simulator {
         guard servesAppThreads, process.isAlive else { return }
         process.connection.publish(
             core.grantState(of: process.app, at: now),
-            backgroundRefreshStatus: core.backgroundRefreshStatus(of: process.app)
+            backgroundRefreshStatus: core.backgroundRefreshStatus(of: process.app),
+            lowPowerMode: core.isLowPowerModeEnabled
         )
     }
 }

@@ -151,6 +151,14 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         )
     }
 
+    var isLowPowerModeEnabled: Bool {
+        answer(
+            or: false,
+            onMain: { simulator, _ in simulator.core.isLowPowerModeEnabled },
+            offMain: { view, _ in view.lowPowerMode }
+        )
+    }
+
     func attach(_ application: UIApplication) {}
 
     func registerTaskHandler(

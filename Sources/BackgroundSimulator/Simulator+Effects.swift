@@ -45,7 +45,7 @@ extension Simulator {
             if let process = processes[app] { thaw(process) }
         case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
             .deliverBackgroundWake,
-            .backgroundRefreshStatusChanged, .expireTask:
+            .backgroundRefreshStatusChanged, .expireTask, .powerStateChanged:
             break  // the app runtime's
         case .log, .scheduleWakeup, .cancelWakeup, .persist, .modeChanged:
             break  // bookkeeping (the timeline reads modes from the recorded effects)
@@ -56,7 +56,8 @@ extension Simulator {
             if case .assertionDenied = effect { deniedHandler = nil }
             process.connection.carryOut(effect, deniedHandler: denied)
             switch effect {
-            case .stateChanged, .runExpirationHandler, .backgroundRefreshStatusChanged: publish(process)
+            case .stateChanged, .runExpirationHandler, .backgroundRefreshStatusChanged, .powerStateChanged:
+                publish(process)
             default: break
             }
         }

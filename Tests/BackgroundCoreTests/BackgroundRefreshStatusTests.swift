@@ -43,18 +43,42 @@ struct BackgroundRefreshStatusTests {
         #expect(statuses(d) == [.denied, .available, .available])
     }
 
-    @Test("Low Power Mode denies Background App Refresh while it is on")
+    @Test("Low Power Mode denies Background App Refresh while it is on; running apps are told it changed")
     func lowPowerMode() throws {
         var d = try Self.threeApps()
-        #expect(try d.send(.setBackgroundRefresh(.lowPowerMode(true)), at: .t(1)).count == 2)
+        let on = try d.send(.setBackgroundRefresh(.lowPowerMode(true)), at: .t(1))
+        #expect(
+            on == [
+                .backgroundRefreshStatusChanged(notes, .denied), .backgroundRefreshStatusChanged(mail, .denied),
+                .powerStateChanged(notes, lowPowerMode: true), .powerStateChanged(mail, lowPowerMode: true),
+            ]
+        )
         #expect(d.system.isLowPowerModeEnabled)
         #expect(statuses(d) == [.denied, .denied, .denied])
         let effects = try d.send(.setBackgroundRefresh(.lowPowerMode(false)), at: .t(2))
         #expect(
             effects == [
                 .backgroundRefreshStatusChanged(notes, .available), .backgroundRefreshStatusChanged(mail, .available),
+                .powerStateChanged(notes, lowPowerMode: false), .powerStateChanged(mail, lowPowerMode: false),
             ]
         )
+    }
+
+    @Test("The device's Low Power Mode tells running apps once, when the combined state changes")
+    func deviceLowPowerMode() throws {
+        var d = try Self.threeApps()
+        var conditions = d.system.currentDevice
+        conditions.lowPowerMode = true
+        let on = try d.send(.setDevice(conditions), at: .t(1))
+        #expect(on.filter { if case .powerStateChanged = $0 { true } else { false } }.count == 2)
+        #expect(on.contains(.powerStateChanged(notes, lowPowerMode: true)))
+        #expect(!on.contains(.powerStateChanged(maps, lowPowerMode: true)), "no process, nothing to tell")
+        // The refresh setting turned on too: Low Power Mode was already on, nothing new to say.
+        let also = try d.send(.setBackgroundRefresh(.lowPowerMode(true)), at: .t(2))
+        #expect(!also.contains { if case .powerStateChanged = $0 { true } else { false } })
+        conditions.lowPowerMode = false
+        let device = try d.send(.setDevice(conditions), at: .t(3))
+        #expect(!device.contains { if case .powerStateChanged = $0 { true } else { false } }, "still on by the setting")
     }
 
     @Test("A restriction makes the status restricted, whatever the switches say")

@@ -233,6 +233,29 @@ struct DaemonDeviceTests {
         #expect(fixture.engine.deviceConditions == before)
     }
 
+    @Test("Low Power Mode reaches apps: in the welcome, and pushed when an override turns it on")
+    func lowPowerModeReachesApps() throws {
+        let fixture = try Fixture(developerMode: true)
+        defer { fixture.journal.remove() }
+        let notes = fixture.connect(Self.notes)
+        let welcome = notes.sent.withLock { $0 }.compactMap { response -> DaemonWelcome? in
+            if case .welcome(let welcome) = response { return welcome }
+            return nil
+        }
+        #expect(welcome.first?.lowPowerMode == false)
+        _ = fixture.engine.answer(.overrideDevice(["low-power=on"]))
+        let pushed = notes.sent.withLock { $0 }.contains {
+            "\($0)".contains("powerStateChanged") && "\($0)".contains("true")
+        }
+        #expect(pushed)
+        let late = fixture.connect(Self.mail)
+        let lateWelcome = late.sent.withLock { $0 }.compactMap { response -> DaemonWelcome? in
+            if case .welcome(let welcome) = response { return welcome }
+            return nil
+        }
+        #expect(lateWelcome.first?.lowPowerMode == true, "an app connecting later learns it from the welcome")
+    }
+
     @Test("fake memory pressure: the suspended app is reclaimed first, the assertion holder warned before any kill")
     func memoryPressureDrivesReclaim() throws {
         let fixture = try Fixture(developerMode: false)

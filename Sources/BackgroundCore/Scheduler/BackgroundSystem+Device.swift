@@ -7,6 +7,7 @@ extension BackgroundSystem {
         defer { recordDeviceChange(from: reasonsBefore, at: now, into: &effects) }
         let wasIdle = deviceConditions.isIdle
         let lowPowerChanged = conditions.lowPowerMode != deviceConditions.lowPowerMode
+        let wasLowPower = isLowPowerModeEnabled
         let refreshBefore = lowPowerChanged ? apps.map { backgroundRefreshStatus(of: $0.id) } : []
         deviceConditions = conditions
         if wasIdle && !conditions.isIdle {
@@ -15,6 +16,18 @@ extension BackgroundSystem {
             expireProcessingForDeviceUse(at: now, into: &effects)
         }
         if lowPowerChanged { notifyRefreshStatusChanges(from: refreshBefore, into: &effects) }
+        notifyPowerStateChange(from: wasLowPower, into: &effects)
+    }
+
+    /// Tells every app with a process that Low Power Mode went on or off, if it did (in app
+    /// order, which is registration order: never a hash order).
+    mutating func notifyPowerStateChange(from wasLowPower: Bool, into effects: inout [Effect]) {
+        let lowPower = isLowPowerModeEnabled
+        guard lowPower != wasLowPower else { return }
+        countVisits(apps.count)
+        for index in apps.indices where apps[index].state.hasProcess {
+            effects.append(.powerStateChanged(apps[index].id, lowPowerMode: lowPower))
+        }
     }
 
     /// Posts refresh-status changes to apps whose status moved.

@@ -39,6 +39,8 @@ extension BackgroundSystem {
             return
         }
         let before = apps.map { backgroundRefreshStatus(of: $0.id) }
+        let wasLowPower = isLowPowerModeEnabled
+        defer { notifyPowerStateChange(from: wasLowPower, into: &effects) }
         switch setting {
         case .systemSwitch(let on): device.systemSwitch = on
         case .lowPowerMode(let on): device.lowPowerMode = on

@@ -68,4 +68,8 @@ public enum Effect: Sendable, Hashable, Codable {
     /// The app began (`held: true`) or ended a background mode's activity: for logs, timelines
     /// and the process shell (a daemon must not freeze a process while it holds one).
     case modeChanged(AppID, BackgroundMode, held: Bool)
+    /// Low Power Mode went on or off (the device's conditions or the refresh setting): the app's
+    /// `ProcessInfo.isLowPowerModeEnabled` changes and `NSProcessInfoPowerStateDidChange` is
+    /// posted. Only to apps with a process.
+    case powerStateChanged(AppID, lowPowerMode: Bool)
 }

@@ -12,6 +12,8 @@ extension DaemonConnection {
                 continue  // this process is the launch; a new one would have its own connection
             case .backgroundRefreshStatusChanged(_, let status):
                 state.withLock { $0.refreshStatus = status }
+            case .powerStateChanged(_, let lowPowerMode):
+                state.withLock { $0.lowPowerMode = lowPowerMode }
             default:
                 break
             }

@@ -31,6 +31,7 @@ extension DaemonConnection {
         state.withLock { state in
             if let grant = welcome.grant { state.grant.update(grant) }
             state.refreshStatus = welcome.refreshStatus ?? state.refreshStatus
+            state.lowPowerMode = welcome.lowPowerMode ?? state.lowPowerMode
             state.supportsBackgroundGPU = welcome.supportsBackgroundGPU ?? false
             state.socket = socket
             state.pendingDecoder = decoder  // frames that came with the welcome

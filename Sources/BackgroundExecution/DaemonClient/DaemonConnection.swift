@@ -107,6 +107,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         var modes: Set<BackgroundMode> = []
         var launchFinished = false
         var refreshStatus = BackgroundRefreshStatus.available
+        /// Low Power Mode, from the welcome and ``Effect/powerStateChanged(_:lowPowerMode:)``.
+        var lowPowerMode = false
         var supportsBackgroundGPU = false
         /// The connection in use; nil while there is none.
         var socket: DaemonSocket?
@@ -249,6 +251,11 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     public var backgroundRefreshStatus: BackgroundRefreshStatus {
         state.withLock { $0.refreshStatus }
+    }
+
+    /// Whether Low Power Mode is on, as the daemon last said.
+    public var isLowPowerModeEnabled: Bool {
+        state.withLock { $0.lowPowerMode }
     }
 
     public func attach(_ application: UIApplication) {

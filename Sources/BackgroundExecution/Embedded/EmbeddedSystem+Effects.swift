@@ -31,7 +31,7 @@ extension EmbeddedSystem {
             if from == .suspended && to.hasProcess && to != .suspended { flushTransferEvents() }  // held meanwhile
         case .assertionDenied, .assertionRevoked, .resume, .runExpirationHandler, .deliverDidEnterBackground,
             .deliverBackgroundWake,
-            .backgroundRefreshStatusChanged, .runTasks, .expireTask:
+            .backgroundRefreshStatusChanged, .runTasks, .expireTask, .powerStateChanged:
             break  // the app runtime's (carryOut); a process cannot freeze itself, so there is nothing to resume
         case .suspend:
             configuration.logger.notice("\(app) suspended: no background task is running")

@@ -335,6 +335,11 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         state.withLock { $0.core.backgroundRefreshStatus(of: app) }
     }
 
+    /// Whether Low Power Mode is on: the configured device's, or the refresh setting's.
+    public var isLowPowerModeEnabled: Bool {
+        state.withLock { $0.core.isLowPowerModeEnabled }
+    }
+
     public func attach(_ application: UIApplication) {
         state.withLock { $0.application = application }
     }

@@ -122,6 +122,8 @@ extension RuntimeHost {
         case .backgroundRefreshStatusChanged:
             let application = runtimeApplication
             runOnMainActor({ application?.deliverBackgroundRefreshStatusChange() }, report: nil)
+        case .powerStateChanged:
+            ProcessInfo.postPowerStateChange()
         case .runTasks(_, let runs):
             for run in runs { start(run) }
         case .expireTask(_, let id):

@@ -33,6 +33,10 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// The app's Background App Refresh status.
     var backgroundRefreshStatus: BackgroundRefreshStatus { get }
 
+    /// Whether Low Power Mode is on (`ProcessInfo.isLowPowerModeEnabled`); changes come as
+    /// ``BackgroundCore/Effect/powerStateChanged(_:lowPowerMode:)``.
+    var isLowPowerModeEnabled: Bool { get }
+
     /// Tells the system which application object receives lifecycle callbacks and notifications.
     func attach(_ application: UIApplication)
 

@@ -23,7 +23,8 @@ extension Effect {
         case .fault(_, let message): return "fault: \(message)"
         case .launch(_, let reason, let incarnation): return "launch (\(reason.rawValue), \(incarnation))"
         case .log, .suspend, .scheduleWakeup, .cancelWakeup, .deliverDidEnterBackground, .deliverBackgroundWake,
-            .persist, .resume, .modeChanged:  // the core's own notice says it, with the duration
+            .persist, .resume, .modeChanged,  // the core's own notice says it, with the duration
+            .powerStateChanged:  // the device change says it
             return nil
         }
     }

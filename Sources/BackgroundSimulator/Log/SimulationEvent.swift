@@ -156,7 +156,7 @@ extension Effect {
             .suspend(let app), .exit(let app, _, _), .terminate(let app, _),
             .backgroundRefreshStatusChanged(let app, _), .launch(let app, _, _), .resume(let app, _),
             .fault(let app, _), .runTasks(let app, _), .expireTask(let app, _), .taskFinished(let app, _, _),
-            .modeChanged(let app, _, _):
+            .modeChanged(let app, _, _), .powerStateChanged(let app, _):
             return app
         case .log(let record): return record.app
         case .scheduleWakeup, .cancelWakeup, .persist: return nil
