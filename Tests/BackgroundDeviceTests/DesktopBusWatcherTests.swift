@@ -18,14 +18,19 @@ struct DesktopBusWatcherTests {
     static let profiles = BusProperty.powerProfiles[0]
     static let session = "/org/freedesktop/login1/session/c2"
 
+    /// power-profiles-daemon on `bus`, its profile `power-saver`.
+    static func powerSaver(on bus: PrivateBus) throws -> FakeBusService {
+        try FakeBusService(
+            address: bus.address,
+            name: profiles.service,
+            properties: [profiles: .variant("s", .string("power-saver"))]
+        )
+    }
+
     @Test("power-saver read at start is Low Power Mode; balanced pushed later turns it off; stop ends it")
     func lowPowerMode() throws {
         let bus = try PrivateBus()
-        let daemon = try FakeBusService(
-            address: bus.address,
-            name: Self.profiles.service,
-            properties: [Self.profiles: .variant("s", .string("power-saver"))]
-        )
+        let daemon = try Self.powerSaver(on: bus)
         defer { daemon.stop() }
         let watcher = try DesktopBusWatcher(address: bus.address)
         #expect(watcher.lowPowerMode() == .read(true, from: "D-Bus power-profiles-daemon ActiveProfile=power-saver"))
@@ -100,11 +105,7 @@ struct DesktopBusWatcherTests {
     @Test("the machine's sources read the bus: Low Power Mode's source names power-profiles-daemon")
     func machineSources() throws {
         let bus = try PrivateBus()
-        let daemon = try FakeBusService(
-            address: bus.address,
-            name: Self.profiles.service,
-            properties: [Self.profiles: .variant("s", .string("power-saver"))]
-        )
+        let daemon = try Self.powerSaver(on: bus)
         defer { daemon.stop() }
         let sources = DeviceSources.machine(busAddress: bus.address)
         defer {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `ProcessInfo.isLowPowerModeEnabled` and `NSProcessInfoPowerStateDidChange` in embedded mode:
-/// the value follows the device the app sets, and each change (only a change) is posted, with
+/// the value follows the device the app sets, and a change is posted, with
 /// `ProcessInfo.processInfo` as its object, off the main queue as Apple posts it.
 @Suite("ProcessInfo: Low Power Mode and its change notification")
 @MainActor
@@ -43,7 +43,7 @@ struct LowPowerModeTests {
         deinit { token.map(NotificationCenter.default.removeObserver) }
     }
 
-    @Test("off on a server's device; on when the app's device says so, posted once per change")
+    @Test("off on a server's device; on when the app's device says so; each change posted")
     func followsTheDevice() async throws {
         let h = SchedulerHarness()
         let observer = Observer()
@@ -60,8 +60,10 @@ struct LowPowerModeTests {
         #expect(!ProcessInfo.processInfo.isLowPowerModeEnabled(application: h.application))
         let again = await Task.detached { observer.wait(for: 1) }.value
         #expect(again)
-        try await Task.sleep(for: .milliseconds(200))  // real clock: room for a wrong third post to show
-        #expect(observer.count == 2)
+        // The notification is process-wide and other suites running in parallel post it too, so
+        // the count is not checked here; that only a change is told is the core's rule
+        // (BackgroundRefreshStatusTests.deviceLowPowerMode).
+        #expect(observer.count >= 2)
         #expect(observer.allFromProcessInfoOffMain)
     }
 }
