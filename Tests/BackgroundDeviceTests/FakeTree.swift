@@ -48,6 +48,13 @@ final class FakeTree: Sendable {
         for (key, value) in attributes { try write("sys/class/net/\(name)/\(key)", value + "\n") }
     }
 
+    /// Writes `proc/net/route` (a header, then `lines`) and, unless `nil`, `proc/net/ipv6_route`.
+    func routes(_ lines: [String], ipv6: [String]? = nil) throws {
+        let header = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT"
+        try write("proc/net/route", ([header] + lines).map { $0 + "\n" }.joined())
+        if let ipv6 { try write("proc/net/ipv6_route", ipv6.map { $0 + "\n" }.joined()) }
+    }
+
     func remove(_ relative: String) throws {
         try FileManager.default.removeItem(atPath: path + "/" + relative)
     }

@@ -59,7 +59,7 @@ struct WatcherTests {
     }
 
     @Test(
-        "Adding, raising, addressing and deleting a veth pair wakes the network watcher (rtnetlink)",
+        "Adding, raising, addressing, routing and deleting a veth pair wakes the network watcher (rtnetlink)",
         .enabled(if: Machine.isRoot, "needs root to add a link")
     )
     func networkNetlink() throws {
@@ -92,6 +92,14 @@ struct WatcherTests {
         #expect(try Machine.run(["ip", "address", "add", "127.254.0.1/32", "dev", name]) == 0)
         #expect(inbox.next() == .changed)
         inbox.drain()
+        // A route on the link (TEST-NET-2; the metric keeps concurrent runs' routes apart) wakes
+        // the watcher, and the probe reads it as a usable route on this interface.
+        let metric = String(getpid() % 100000 + 1)
+        #expect(try Machine.run(["ip", "route", "add", "198.51.100.0/24", "dev", name, "metric", metric]) == 0)
+        #expect(inbox.next() == .changed)
+        inbox.drain()
+        let routes = SysfsNetworkProbe().routes()?.value ?? []
+        #expect(routes.contains { $0.interface == name && $0.isUsable && $0.description == "route 198.51.100.0/24" })
         #expect(try Machine.run(["ip", "link", "delete", name]) == 0)
         #expect(inbox.next() == .changed)
         watcher.stop()

@@ -37,21 +37,47 @@ public struct NetworkInterface: Sendable, Hashable {
     }
 }
 
-/// The network the interfaces describe.
+/// The network the interfaces and routes describe.
 public enum NetworkReading {
-    /// The device's network: `none` when no non-loopback interface is connected, `cellular`
-    /// when only cellular modems are (metered), `wifi` otherwise (Wi-Fi or Ethernet, unmetered:
-    /// metered Wi-Fi is NetworkManager's `Metered`, read over D-Bus: ``DesktopBusWatcher``).
-    public static func network(of interfaces: [NetworkInterface]) -> Probed<DeviceConditions.Network> {
+    /// The device's network: an interface counts when it is not loopback, is up with a carrier
+    /// (``NetworkInterface/isConnected``) and, where the routes were read, has a usable route
+    /// (``NetworkRoute/isUsable``: a default route or any other route off the host, not only the
+    /// link-local and multicast ones every interface that is up gets). `none` when no interface
+    /// counts, `cellular` when only cellular modems do (metered), `wifi` otherwise (Wi-Fi or
+    /// Ethernet, unmetered: metered Wi-Fi is NetworkManager's `Metered`, read over D-Bus:
+    /// ``DesktopBusWatcher``).
+    ///
+    /// `routes` `nil` (a probe without a route source) or unavailable: the interfaces' state alone
+    /// decides, and the source says the routes were not read and why.
+    public static func network(
+        of interfaces: [NetworkInterface],
+        routes: Probed<[NetworkRoute]>? = nil
+    ) -> Probed<DeviceConditions.Network> {
         let candidates = interfaces.filter { !$0.isLoopback }
-        let connected = candidates.filter(\.isConnected)
-        if let unmetered = connected.first(where: { !$0.isCellular }) {
-            return .read(.wifi, from: "\(unmetered.name) up with carrier")
+        let up = candidates.filter(\.isConnected)
+        var routed: [(NetworkInterface, String)] = up.map { ($0, "") }
+        var unread = ""
+        switch routes {
+        case .read(let table, _)?:
+            routed = up.compactMap { interface in
+                let usable = table.filter { $0.interface == interface.name && $0.isUsable }
+                let best = usable.first(where: \.isDefault) ?? usable.first
+                return best.map { (interface, ", \($0)") }
+            }
+        case .unavailable(let reason)?: unread = " (routes not read: \(reason))"
+        case nil: break
         }
-        if let cellular = connected.first {
-            return .read(.cellular, from: "\(cellular.name) up, a cellular modem (metered)")
+        if let (unmetered, route) = routed.first(where: { !$0.0.isCellular }) {
+            return .read(.wifi, from: "\(unmetered.name) up with carrier\(route)\(unread)")
+        }
+        if let (cellular, route) = routed.first {
+            return .read(.cellular, from: "\(cellular.name) up, a cellular modem (metered)\(route)\(unread)")
         }
         if candidates.isEmpty { return .read(.none, from: "no interface but loopback") }
+        if !up.isEmpty {
+            let names = up.map(\.name).joined(separator: ", ")
+            return .read(.none, from: "no usable route on an interface up with carrier (\(names))")
+        }
         let names = candidates.map(\.name).joined(separator: ", ")
         return .read(.none, from: "no interface up with carrier (\(names))")
     }

@@ -5,13 +5,25 @@ import Glibc
 public protocol NetworkProbe: Sendable {
     /// The interfaces now, sorted by name, or why they cannot be listed.
     func interfaces() -> Probed<[NetworkInterface]>
+    /// The routes now, or why they cannot be read; `nil` when this probe has no route source
+    /// (then the interfaces' state alone decides).
+    func routes() -> Probed<[NetworkRoute]>?
+}
+
+extension NetworkProbe {
+    /// No route source.
+    public func routes() -> Probed<[NetworkRoute]>? { nil }
 }
 
 /// `/sys/class/net` under a ``ProbeRoot``: `type`, `operstate`, `carrier` and `uevent`'s
-/// `DEVTYPE` of every interface.
+/// `DEVTYPE` of every interface; and the routes from `/proc/net/route` and `/proc/net/ipv6_route`.
 public struct SysfsNetworkProbe: NetworkProbe {
     /// The directory under the root.
     public static let directory = "sys/class/net"
+    /// The IPv4 routes (the main table) under the root.
+    public static let ipv4Routes = "proc/net/route"
+    /// The IPv6 routes (every table) under the root; missing when IPv6 is disabled.
+    public static let ipv6Routes = "proc/net/ipv6_route"
     /// Where the tree is.
     public let root: ProbeRoot
 
@@ -26,6 +38,33 @@ public struct SysfsNetworkProbe: NetworkProbe {
         // /sys/class/net also holds `bonding_masters` (a file) on machines with bonding loaded.
         let interfaces = names.filter { root.exists(Self.directory + "/" + $0 + "/operstate") }.map(interface(named:))
         return .read(interfaces, from: root.resolve(Self.directory))
+    }
+
+    /// The routes of both files; a file that is missing is skipped (no IPv6), both missing or
+    /// either unreadable or malformed is unavailable, with the file and the reason.
+    public func routes() -> Probed<[NetworkRoute]>? {
+        var routes: [NetworkRoute] = []
+        var files: [String] = []
+        let tables: [(String, (String) throws(RouteTableError) -> [NetworkRoute])] = [
+            (Self.ipv4Routes, RouteTable.ipv4), (Self.ipv6Routes, RouteTable.ipv6),
+        ]
+        for (file, parse) in tables {
+            let text: String
+            do {
+                guard let read = try root.read(file) else { continue }
+                text = read
+            } catch {
+                return .unavailable(reason: error.description)
+            }
+            do {
+                routes += try parse(text)
+            } catch {
+                return .unavailable(reason: "\(root.resolve(file)): \(error)")
+            }
+            files.append(root.resolve(file))
+        }
+        guard !files.isEmpty else { return .unavailable(reason: "no \(root.resolve(Self.ipv4Routes))") }
+        return .read(routes, from: files.joined(separator: ", "))
     }
 
     func interface(named name: String) -> NetworkInterface {
@@ -59,11 +98,16 @@ public struct SysfsNetworkProbe: NetworkProbe {
 public struct FixedNetworkProbe: NetworkProbe {
     /// The answer.
     public var answer: Probed<[NetworkInterface]>
+    /// The routes' answer; `nil`: no route source.
+    public var routeAnswer: Probed<[NetworkRoute]>?
 
-    /// A probe that always answers `answer`.
-    public init(_ answer: Probed<[NetworkInterface]>) {
+    /// A probe that always answers `answer` and `routes`.
+    public init(_ answer: Probed<[NetworkInterface]>, routes: Probed<[NetworkRoute]>? = nil) {
         self.answer = answer
+        self.routeAnswer = routes
     }
 
     public func interfaces() -> Probed<[NetworkInterface]> { answer }
+
+    public func routes() -> Probed<[NetworkRoute]>? { routeAnswer }
 }

@@ -49,10 +49,12 @@ public struct DeviceReading: Sendable, Hashable {
         TransferNetwork(network: network.value, isExpensive: metered.value, isConstrained: constrained.value)
     }
 
-    /// Combines what the probes found, the defaults and the overrides.
+    /// Combines what the probes found, the defaults and the overrides. `routes` `nil`: no route
+    /// source (the interfaces' state alone decides the network).
     public init(
         power supplies: Probed<[PowerSupply]>,
         network interfaces: Probed<[NetworkInterface]>,
+        routes: Probed<[NetworkRoute]>? = nil,
         idleness: Probed<Bool>,
         memory: Probed<MemoryPressure>,
         lowPowerMode: Probed<Bool> = .unavailable(reason: DeviceReading.noDBusReason),
@@ -74,7 +76,7 @@ public struct DeviceReading: Sendable, Hashable {
         }
         let network: Probed<DeviceConditions.Network> =
             switch interfaces {
-            case .read(let list, _): NetworkReading.network(of: list)
+            case .read(let list, _): NetworkReading.network(of: list, routes: routes)
             case .unavailable(let reason): .unavailable(reason: reason)
             }
         self.power = Sourced(powerSource, default: .externalPower)

@@ -55,6 +55,7 @@ public struct DeviceSources: Sendable {
         DeviceReading(
             power: power.supplies(),
             network: network.interfaces(),
+            routes: network.routes(),
             idleness: idleness(),
             memory: memory.pressure(),
             lowPowerMode: lowPowerMode(),
