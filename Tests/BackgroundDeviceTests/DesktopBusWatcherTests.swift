@@ -92,6 +92,46 @@ struct DesktopBusWatcherTests {
         watcher.stop()
     }
 
+    @Test("the bus restarted: every value says bus lost, the watcher reconnects with backoff, re-subscribes, re-reads")
+    func reconnects() throws {
+        let bus = try PrivateBus()
+        let daemon = try Self.powerSaver(on: bus)
+        defer { daemon.stop() }
+        let watcher = try DesktopBusWatcher(address: bus.address, reconnectAfter: 20, reconnectAtMost: 200)
+        defer { watcher.stop() }
+        #expect(watcher.lowPowerMode().value == true)
+        let inbox = EventInbox()
+        try watcher.start(inbox.handler)
+
+        bus.kill()
+        #expect(inbox.next() == .changed)
+        for reason in [watcher.lowPowerMode().reason, watcher.idleHint().reason, watcher.metered().reason] {
+            #expect(reason?.hasPrefix("D-Bus system bus lost (") == true, "\(String(describing: reason))")
+            #expect(reason?.hasSuffix("; reconnecting") == true)
+        }
+        #expect(watcher.unlockedSinceBoot().reason?.hasPrefix("D-Bus system bus lost") == true)
+        // Attempts fail while the bus is down (each waits longer, up to 200 ms); nothing is said.
+        usleep(300_000)
+        #expect(watcher.lowPowerMode().reason?.hasPrefix("D-Bus system bus lost") == true)
+
+        try bus.restart()
+        let restarted = try FakeBusService(
+            address: bus.address,
+            name: Self.profiles.service,
+            properties: [Self.profiles: .variant("s", .string("balanced"))]
+        )
+        defer { restarted.stop() }
+        // Reconnected and read again: the new service's profile (the old value was cleared).
+        var read = watcher.lowPowerMode()
+        while read.value == nil, inbox.next() == .changed { read = watcher.lowPowerMode() }
+        #expect(read == .read(false, from: "D-Bus power-profiles-daemon ActiveProfile=balanced"))
+        // Subscribed again: a change is pushed.
+        inbox.drain()
+        try restarted.set(Self.profiles, .variant("s", .string("power-saver")))
+        #expect(inbox.next() == .changed)
+        #expect(watcher.lowPowerMode().value == true)
+    }
+
     @Test("no bus at the address: every source unavailable with the reason, and start watches nothing")
     func noBus() throws {
         let watcher = try DesktopBusWatcher(address: "unix:path=/nonexistent/bg-test-bus")

@@ -16,7 +16,7 @@ final class PrivateBus {
 
     let directory: String
     let address: String
-    private let process = Process()
+    private var process = Process()
 
     /// Starts the daemon with a configuration that lets any client own any name and talk to any
     /// other, and waits (at most 10 s) until it accepts a client.
@@ -41,6 +41,11 @@ final class PrivateBus {
             </busconfig>
             """
         try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+        try launch(executable)
+    }
+
+    private func launch(_ executable: String) throws {
+        process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"]
         process.standardOutput = FileHandle.nullDevice
@@ -51,10 +56,24 @@ final class PrivateBus {
         while (try? DBusConnection(address: address)) == nil, Date() < deadline { usleep(10_000) }
     }
 
-    deinit {
+    /// Kills the daemon (every client's connection ends) and removes its socket.
+    func kill() {
         // dbus-daemon does not end on SIGTERM (it only reloads on SIGHUP): SIGKILL, then reap it.
-        kill(process.processIdentifier, SIGKILL)
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        unlink(directory + "/bus")
+    }
+
+    /// Starts a new daemon at the same address (after ``kill()``).
+    func restart() throws {
+        kill()
+        guard let executable = Self.executable else { throw CocoaError(.fileNoSuchFile) }
+        try launch(executable)
+    }
+
+    deinit {
+        kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -89,7 +108,9 @@ final class FakeBusService: Sendable {
         guard owned else { throw CocoaError(.featureUnsupported) }
         Thread.detachNewThread { [self] in
             while !stopped.withLock({ $0 }) {
-                for message in (try? connection.receive(timeout: 50)) ?? [] { answer(message) }
+                // The bus gone (killed by a test): stop answering rather than spin on a dead socket.
+                guard let messages = try? connection.receive(timeout: 50) else { break }
+                for message in messages { answer(message) }
             }
             done.signal()
         }

@@ -12,31 +12,51 @@ import Synchronization
 /// `timeout` for the answers; ``start(_:)`` then waits in `poll` on the socket: no bus traffic, no
 /// CPU. Where there is no bus or no service, each value is `unavailable` with the reason, and the
 /// daemon uses the documented default. The rules are ``DesktopBusState``'s.
+///
+/// When a connection that was working ends (the bus restarted, a malformed message), every value
+/// is unavailable with "D-Bus system bus lost" and the watcher connects again with a backoff
+/// (``ReconnectBackoff``: `reconnectAfter`, doubling up to `reconnectAtMost`), subscribes and
+/// reads every property again; only then does `poll` wait without a timeout again. A bus that was
+/// not there at creation is not waited for.
 public final class DesktopBusWatcher: DeviceWatcher {
-    private let connection: DBusConnection?
+    private struct Link: Sendable {
+        var connection: DBusConnection?
+        var backoff: ReconnectBackoff
+    }
+
+    private let address: String
+    private let link: Mutex<Link>
     private let state = Mutex(DesktopBusState())
     private let thread: PollThread
 
     /// Connects to the bus at `address` (the system bus by default: `DBUS_SYSTEM_BUS_ADDRESS`, else
     /// `/run/dbus/system_bus_socket`) and reads the properties, waiting at most `timeout`
-    /// milliseconds. A missing bus is not an error: it becomes every value's reason.
-    public init(address: String? = nil, timeout: Int32 = 1000) throws(DeviceError) {
+    /// milliseconds. A missing bus is not an error: it becomes every value's reason. A lost
+    /// connection is tried again `reconnectAfter` milliseconds later, then at twice the last wait,
+    /// at most `reconnectAtMost`.
+    public init(
+        address: String? = nil,
+        timeout: Int32 = 1000,
+        reconnectAfter: Int64 = 500,
+        reconnectAtMost: Int64 = 30_000
+    ) throws(DeviceError) {
         thread = try PollThread(name: "bg-dbus")
         let address = address ?? DBusConnection.systemBusAddress
+        self.address = address
+        link = Mutex(Link(connection: nil, backoff: ReconnectBackoff(first: reconnectAfter, most: reconnectAtMost)))
         let connection: DBusConnection
         do {
             connection = try DBusConnection(address: address)
         } catch {
-            self.connection = nil
             state.withLock { $0.problem = "no D-Bus system bus (\(error))" }
             return
         }
-        self.connection = connection
+        link.withLock { $0.connection = connection }
         do {
             try subscribe(connection)
             try settle(connection, timeout: timeout)
         } catch {
-            state.withLock { $0.problem = "the D-Bus system bus at \(address) failed (\(error))" }
+            lose(connection, error)
         }
     }
 
@@ -90,21 +110,77 @@ public final class DesktopBusWatcher: DeviceWatcher {
     }
 
     public func start(_ handler: @escaping @Sendable (WatchEvent) -> Void) throws(DeviceError) {
-        guard let connection, state.withLock({ $0.problem == nil }) else { return }
+        let watching = link.withLock { $0.connection != nil || $0.backoff.next != nil }
+        guard watching else { return }  // no bus at creation: nothing to watch
+        try thread.start(
+            .init(
+                sources: { [weak self] in self?.sources(handler) ?? [] },
+                timeout: { [weak self] in self?.link.withLock { $0.backoff.timeout(at: Self.now()) } ?? -1 },
+                timedOut: { [weak self] in self?.reconnect(handler) },
+                failed: { handler(.failed($0)) }
+            )
+        )
+    }
+
+    /// The connection's socket while connected; nothing while waiting to reconnect.
+    private func sources(_ handler: @escaping @Sendable (WatchEvent) -> Void) -> [PollThread.Source] {
+        guard let connection = link.withLock({ $0.connection }) else { return [] }
         let source = PollThread.Source(descriptor: connection.descriptor, events: Int16(POLLIN)) { [weak self] _ in
             guard let self else { return }
             do throws(DeviceError) {
                 if try self.handle(connection.drain(), connection) { handler(.changed) }
             } catch {
-                self.state.withLock { state in
-                    state.problem = "the D-Bus connection ended (\(error))"
-                    state.values = [:]
-                }
+                self.lose(connection, error)
                 handler(.changed)
-                handler(.failed(error))
             }
         }
-        try thread.start(.init(sources: { [source] }, failed: { handler(.failed($0)) }))
+        return [source]
+    }
+
+    /// The connection ended: every value unavailable ("bus lost"), a reconnection scheduled.
+    private func lose(_ connection: DBusConnection, _ error: DeviceError) {
+        link.withLock { link in
+            guard link.connection === connection else { return }
+            link.connection = nil
+            link.backoff.lost(at: Self.now())
+        }
+        reset(problem: "D-Bus system bus lost (\(error)); reconnecting")
+    }
+
+    /// Forgets every value, owner and pending call; "unlocked since boot" stays if it was true.
+    private func reset(problem: String?) {
+        state.withLock { state in
+            var fresh = DesktopBusState()
+            fresh.everUnlocked = state.everUnlocked
+            fresh.problem = problem
+            state = fresh
+        }
+    }
+
+    /// Called when the backoff's wait ends: connect, subscribe, read every property again (the
+    /// answers arrive through `poll`); on failure wait longer, and the loss stays the reason.
+    private func reconnect(_ handler: @escaping @Sendable (WatchEvent) -> Void) {
+        let now = Self.now()
+        guard link.withLock({ $0.connection == nil && $0.backoff.isDue(at: now) }) else { return }
+        let loss = state.withLock { $0.problem }
+        do {
+            let connection = try DBusConnection(address: address)
+            reset(problem: nil)
+            try subscribe(connection)
+            link.withLock { link in
+                link.connection = connection
+                link.backoff.connected()
+            }
+            handler(.changed)
+        } catch {
+            reset(problem: loss)
+            link.withLock { $0.backoff.failed(at: Self.now()) }
+        }
+    }
+
+    /// CLOCK_MONOTONIC in milliseconds.
+    static func now() -> Int64 {
+        InputActivityWatcher.now() / 1_000_000
     }
 
     public func stop() {
