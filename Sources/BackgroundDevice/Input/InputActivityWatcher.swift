@@ -6,8 +6,11 @@ import Synchronization
 /// ``IdleTimer/idleAfter`` makes the user idle (one `poll` timeout, not a polling loop).
 /// Devices that come and go are followed with inotify on `dev/input`.
 ///
-/// Any event counts, including from devices that are not a person (a lid switch, an
-/// accelerometer): filtering by the device's capabilities is not done yet.
+/// Only a person's devices count: each node's capabilities are read from
+/// `sys/class/input/<node>/device/capabilities` (``InputCapabilities``) and a device that is not
+/// a keyboard or a pointer (a lid switch, an accelerometer, a power button) is not opened; its
+/// name is listed with "not a keyboard or pointer". A node whose capabilities cannot be read (no
+/// sysfs, as in a container) is opened and counts, since nothing says it is not a person.
 ///
 /// Without `dev/input`, or with no event device this process may open, ``idleness()`` is
 /// unavailable with the reason, and the reading uses its default (idle: nobody can type on a
@@ -148,12 +151,30 @@ public final class InputActivityWatcher: DeviceWatcher {
             for name in state.devices.keys where !names.contains(name) { state.devices[name] = nil }
             state.problems = [:]
             for name in names where state.devices[name] == nil {
+                if capabilities(of: name)?.kind == .other {
+                    state.problems[name] = "not a keyboard or pointer"
+                    continue
+                }
                 switch open(name) {
                 case .opened(let device): state.devices[name] = device
                 case .refused(let why): state.problems[name] = why
                 }
             }
         }
+    }
+
+    /// The sysfs directory holding a node's capability bitmaps.
+    static func capabilitiesDirectory(of name: String) -> String {
+        "sys/class/input/\(name)/device/capabilities/"
+    }
+
+    /// The node's capabilities, or `nil` when `ev` is missing or a bitmap unreadable (a missing
+    /// `key`, `rel` or `abs` reads as empty: the kernel always writes all four).
+    private func capabilities(of name: String) -> InputCapabilities? {
+        let base = Self.capabilitiesDirectory(of: name)
+        func text(_ file: String) -> String? { try? root.read(base + file) }
+        guard let ev = text("ev") else { return nil }
+        return InputCapabilities(ev: ev, key: text("key") ?? "0", rel: text("rel") ?? "0", abs: text("abs") ?? "0")
     }
 
     private enum Opening {
