@@ -25,7 +25,7 @@ extension Simulator {
     /// simulator.reportMemoryPressure(.warning)   // the least recently used suspended app ends
     /// ```
     public func reportMemoryPressure(_ pressure: MemoryPressure) {
-        note("memory pressure: \(pressure)")
+        record(.device(.memoryPressure(pressure), deviceNow))
         send(.memoryPressure(pressure))
     }
 }

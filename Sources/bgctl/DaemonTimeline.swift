@@ -10,7 +10,9 @@ import BackgroundSimulator
 /// Background transfers the daemon ran are drawn in each app's transfers lane (from the
 /// journal's transfer readings).
 ///
-/// **Partial:** there is no battery or network lane (the daemon records no device readings yet).
+/// The device lane has the memory pressure the daemon reported to the core (the journal's
+/// `memoryPressure` events). **Partial:** there is no battery or network lane (the daemon
+/// records no device readings yet).
 struct DaemonTimeline {
     private struct Lane {
         var timeline: AppTimeline
@@ -21,6 +23,8 @@ struct DaemonTimeline {
     }
 
     private var lanes: [AppID: Lane] = [:]
+    /// The device lane's markers: memory pressure reports.
+    private var deviceMarkers: [TimelineMarker] = []
     private let origin: Double
     /// The budget the readings count down from (iOS's until a reading says otherwise).
     private var limit = 30.0
@@ -34,6 +38,7 @@ struct DaemonTimeline {
             subtitle: "\(entries.count) journal entries",
             duration: max(end - origin, 1),
             originUnixSeconds: origin,
+            deviceMarkers: builder.deviceMarkers,
             apps: builder.finished(at: end - origin)
         )
     }
@@ -65,6 +70,8 @@ struct DaemonTimeline {
                 if case .granted(let id)? = entry.reply { lanes[lane(app)]?.assertions[id] = (name, time, false) }
             case .endAssertion(let app, let id):
                 closeAssertion(app, id, at: time, outcome: nil)
+            case .memoryPressure(let level):
+                deviceMarkers.append(.memoryPressure(level, at: time))
             default:
                 break
             }

@@ -78,6 +78,7 @@ extension DaemonCommand {
                     "output": target.path, "entries": entries.count, "apps": document.apps.map(\.id),
                     "journal": journal, "budgetSamples": document.apps.reduce(0) { $0 + $1.budget.count },
                     "transfers": document.apps.reduce(0) { $0 + $1.transfers.count },
+                    "deviceMarkers": document.deviceMarkers.count,
                 ]
                 let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))

@@ -101,6 +101,19 @@ struct ExampleScenarioTests {
         #expect(lane.map(\.label) == ["audio"])
         #expect(lane.first.map { $0.end - $0.start } == 3600.0)  // an hour, from its launch at 08:30
         #expect(TimelineRenderer.html(for: timeline).contains("modes"))
+
+        // The device lane draws each warning, at the minute it was reported.
+        let memory = timeline.deviceMarkers.filter { $0.label.hasPrefix("memory") }
+        #expect(memory.map(\.label) == ["memory warning", "memory warning"])
+        #expect(memory.allSatisfy { $0.severity == .warning })
+        let first = try Examples.instant("09:01", in: run)
+        #expect(memory.first?.time == first.seconds)
+        #expect(TimelineRenderer.html(for: timeline).contains("memory warning"))
+        let logged = simulator.firstEvent { event in
+            if case .device(.memoryPressure(.warning), _) = event.kind { return true }
+            return false
+        }
+        #expect(logged?.at == first, "the report is a device event in the log")
     }
 
     @Test("Photo upload: one upload ends itself after 20 s, the other is ended by its expiration handler")

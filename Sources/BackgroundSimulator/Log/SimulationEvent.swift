@@ -127,6 +127,8 @@ public enum DeviceChange: Sendable, Hashable, Codable, CustomStringConvertible {
     case shutdown
     /// The device switched on again (plugged in after running out).
     case powerOn
+    /// The device reported memory pressure (``Simulator/reportMemoryPressure(_:)``).
+    case memoryPressure(MemoryPressure)
 
     public var description: String {
         switch self {
@@ -143,6 +145,7 @@ public enum DeviceChange: Sendable, Hashable, Codable, CustomStringConvertible {
         case .reboot: return "reboot"
         case .shutdown: return "battery empty: device off"
         case .powerOn: return "device on"
+        case .memoryPressure(let level): return "memory pressure: \(level)"
         }
     }
 }

@@ -152,6 +152,8 @@ struct TimelineBuilder {
             )
         case .shutdown:
             return TimelineMarker(time: time, label: "battery empty", severity: .fault, detail: change.description)
+        case .memoryPressure(let level):
+            return .memoryPressure(level, at: time)
         case .batteryLevel, .network, .idle, .locked:
             return nil
         }
