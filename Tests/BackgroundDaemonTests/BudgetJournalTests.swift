@@ -43,16 +43,8 @@ struct BudgetJournalTests {
 
         // bgctl daemon timeline draws them: two readings and the foreground's unlimited time.
         let html = directory.path + "/day.html"
-        // On a thread of its own: the child process is waited for, not the cooperative pool.
-        let result = try await onThread {
-            try runBgctl(
-                ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
-                environment: ["HOME": state]
-            )
-        }
-        .get()
+        let (result, summary) = try await daemonTimeline(state: state, html: html)
         #expect(result.status == 0, "\(result.error)")
-        let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         // Unlimited at inactive, active and inactive again (the home press), and the 2 readings.
         #expect(summary?["budgetSamples"] as? Int == 5, "\(result.output)")
         #expect(try String(contentsOfFile: html, encoding: .utf8).contains("background time remaining"))

@@ -21,16 +21,8 @@ struct MemoryTimelineTests {
         fixture.engine.deliver(.memoryPressure(.normal))
 
         let html = directory.path + "/day.html"
-        // On a thread of its own: the child process is waited for, not the cooperative pool.
-        let result = try await onThread {
-            try runBgctl(
-                ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
-                environment: ["HOME": state]
-            )
-        }
-        .get()
+        let (result, summary) = try await daemonTimeline(state: state, html: html)
         #expect(result.status == 0, "\(result.error)")
-        let summary = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         #expect(summary?["deviceMarkers"] as? Int == 2, "\(result.output)")
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("memory warning"))
