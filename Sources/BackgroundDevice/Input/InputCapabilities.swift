@@ -3,7 +3,8 @@
 /// person's keyboard or pointer.
 ///
 /// Each file is a bitmap written as hexadecimal words of the kernel's `long`, the most
-/// significant word first, separated by spaces (`fffffffffffffffe` for keys 1…63). The rules
+/// significant word first, separated by spaces (`fffffffffffffffe` for keys 1…63). Words are
+/// read as 64 bits, a 64-bit kernel's `long`; a 32-bit kernel's 32-bit words are not handled. The rules
 /// follow the kernel's event codes (`linux/input-event-codes.h`) the way udev's `input_id`
 /// classifies devices:
 ///
