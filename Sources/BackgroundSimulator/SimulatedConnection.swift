@@ -415,9 +415,8 @@ extension Simulator {
 
     func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {
         guard process.isAlive else { return false }
-        guard case .registered = send(.registerTaskHandler(process.app, identifier: identifier)) else { return false }
-        process.tables.taskHandlers[identifier] = registration
-        return true
+        let reply = send(.registerTaskHandler(process.app, identifier: identifier))
+        return process.tables.recordRegistration(reply, identifier: identifier, registration)
     }
 
     func submit(_ process: AppProcess, _ request: TaskRequest) -> SubmissionRejection? {

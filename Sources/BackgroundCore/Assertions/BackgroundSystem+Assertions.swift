@@ -23,8 +23,7 @@ extension BackgroundSystem {
             updateBudgetTicking(index, at: now)
             return .granted(id)
         case .deny(let reason):
-            effects.append(.assertionDenied(app, name: name, reason: reason))
-            effects.append(.log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")))
+            effects.append(contentsOf: Effect.deniedBegin(app, name: name, reason: reason))
             return .denied(reason: reason)
         case .tooMany:
             endForTooManyAssertions(index, at: now, into: &effects)
@@ -167,5 +166,18 @@ extension BackgroundSystem {
             apps[index].budget.stopTicking(at: now)
             settle(index, at: now, into: &effects)
         }
+    }
+}
+
+extension Effect {
+    /// What a denied begin is answered with, in order: ``assertionDenied(_:name:reason:)`` (the
+    /// app runtime's interpreter calls the begin's expiration handler on the main actor, S2) and
+    /// the warning. Written once: the core answers its own denials with it, and an app's runtime
+    /// that denies a begin from the pushed grant state hands the same effects to its interpreter.
+    public static func deniedBegin(_ app: AppID, name: String, reason: String) -> [Effect] {
+        [
+            .assertionDenied(app, name: name, reason: reason),
+            .log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(reason)")),
+        ]
     }
 }

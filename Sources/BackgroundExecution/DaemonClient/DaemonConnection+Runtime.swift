@@ -5,8 +5,15 @@ import Foundation
 extension DaemonConnection {
     /// Carries out effects the daemon pushed or answered with, in order: the app runtime's part
     /// (``RuntimeHost/carryOut(_:deniedHandler:)``), then this transport's own.
-    func perform(_ effects: [Effect]) {
+    ///
+    /// - Parameter deniedHandler: The expiration handler of the begin these effects answer, which
+    ///   its `.assertionDenied` calls.
+    func perform(_ effects: [Effect], deniedHandler: (@MainActor @Sendable () -> Void)? = nil) {
+        guard !effects.isEmpty else { return }
+        let observer = configuration.effectObserver
+        let now = observer == nil ? nil : self.now
         for effect in effects {
+            if let observer, let now { observer(now, effect) }
             switch effect {
             case .launch:
                 continue  // this process is the launch; a new one would have its own connection
@@ -17,7 +24,7 @@ extension DaemonConnection {
             default:
                 break
             }
-            if carryOut(effect) { continue }
+            if carryOut(effect, deniedHandler: deniedHandler) { continue }
             switch effect {
             case .fault(_, let message):
                 BackgroundFault.raise(BackgroundFault(api: "BGTaskScheduler", message: message))

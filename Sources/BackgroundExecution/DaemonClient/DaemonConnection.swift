@@ -67,6 +67,10 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         public var terminationBehavior: EmbeddedSystem.TerminationBehavior
         /// The logger.
         public var logger: Logger
+        /// Sees every effect this process carries out (pushed by the daemon, answering a call,
+        /// or a begin denied here from the pushed state), in order, just before it is carried
+        /// out, with the boot-clock instant: as ``EmbeddedSystem/Configuration/effectObserver``.
+        public var effectObserver: (@Sendable (Instant, Effect) -> Void)?
 
         /// Creates a configuration.
         public init(
@@ -79,7 +83,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             reconnectionWait: Duration = .seconds(10),
             launchCompletion: EmbeddedSystem.LaunchCompletion = .firstMainActorTurn,
             terminationBehavior: EmbeddedSystem.TerminationBehavior = .exitProcess,
-            logger: Logger = Logger(label: "background-execution.daemon")
+            logger: Logger = Logger(label: "background-execution.daemon"),
+            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil
         ) {
             self.app = app
             self.endpoint = endpoint
@@ -95,6 +100,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             self.launchCompletion = launchCompletion
             self.terminationBehavior = terminationBehavior
             self.logger = logger
+            self.effectObserver = effectObserver
         }
     }
 
@@ -221,9 +227,9 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         case .success(let id):
             return id
         case .failure(let denial):
-            // S2: "If the system is unable to grant the task assertion, it calls your expiration handler."
-            logger.warning("\(app): background task \"\(name)\" not granted: \(denial.reason)")
-            if let expirationHandler { runOnMainActor(expirationHandler, report: nil) }
+            // What the core answers a denied begin with: the runtime's interpreter calls the
+            // handler (S2), as in the embedded system and the simulator.
+            perform(Effect.deniedBegin(app, name: name, reason: denial.reason), deniedHandler: expirationHandler)
             return nil
         }
     }

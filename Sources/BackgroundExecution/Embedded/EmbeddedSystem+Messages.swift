@@ -60,11 +60,8 @@ extension EmbeddedSystem {
             perform(effects, at: now)
             return id
         case .failure(let denial):
-            // What the core answers a denied begin with (S2: the handler is called).
-            let denied: [Effect] = [
-                .assertionDenied(app, name: name, reason: denial.reason),
-                .log(LogRecord(.warning, app: app, "background task \"\(name)\" not granted: \(denial.reason)")),
-            ]
+            // What the core answers a denied begin with (S2: its interpreter calls the handler).
+            let denied = Effect.deniedBegin(app, name: name, reason: denial.reason)
             perform(denied, at: now, deniedHandler: expirationHandler)
             return nil
         }

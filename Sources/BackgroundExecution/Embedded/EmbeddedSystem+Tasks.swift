@@ -10,7 +10,7 @@ extension EmbeddedSystem {
     ) -> Bool {
         let registration = RegisteredTaskHandler(queue: queue, handler: launchHandler)
         let answer = handle(.registerTaskHandler(app, identifier: identifier)) { state, reply in
-            if case .registered = reply { state.tables.taskHandlers[identifier] = registration }
+            state.tables.recordRegistration(reply, identifier: identifier, registration)
         }
         perform(answer.list, at: answer.at)
         if case .registered = answer.reply { return true }

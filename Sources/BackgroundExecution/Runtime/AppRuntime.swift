@@ -21,8 +21,10 @@ package struct RuntimeTables: Sendable {
     /// The expiration handlers of granted assertions, by identifier. Written only in this file:
     /// a handler enters through ``recordBegin(_:handler:)``, whichever transport decided the grant.
     package private(set) var handlers = ExpirationHandlerTable()
-    /// The launch handlers registered in this process, by task identifier.
-    package var taskHandlers: [String: RegisteredTaskHandler] = [:]
+    /// The launch handlers registered in this process, by task identifier. Written only in this
+    /// file: a handler enters through ``recordRegistration(_:identifier:_:)``, whichever
+    /// transport asked the system.
+    package private(set) var taskHandlers: [String: RegisteredTaskHandler] = [:]
     /// The tasks handed to the app and not completed yet.
     package var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
 
@@ -45,6 +47,21 @@ package struct RuntimeTables: Sendable {
     package mutating func recordBegin(_ reply: Reply?, handler: ExpirationHandlerTable.Handler?) -> AssertionID? {
         guard case .granted(let id) = reply else { return nil }
         return recordBegin(id, handler: handler)
+    }
+
+    /// Records a registration's answer: the one place a launch handler enters the tables,
+    /// whichever side asked the system (the core in this process, the simulator's system, the
+    /// daemon). Only a `.registered` reply records it; a refusal (`.refused`) or a misuse the
+    /// system faults on (`nil`) leaves the tables as they were. Returns whether it was recorded.
+    @discardableResult
+    package mutating func recordRegistration(
+        _ reply: Reply?,
+        identifier: String,
+        _ registration: RegisteredTaskHandler
+    ) -> Bool {
+        guard case .registered = reply else { return false }
+        taskHandlers[identifier] = registration
+        return true
     }
 
     /// Forgets an ended assertion's handler (the app ended it); returns it, if it had one.
@@ -220,7 +237,8 @@ extension RuntimeHost {
         }
     }
 
-    /// Records a registered launch handler, if the system registered it.
+    /// Records a registered launch handler, if the system registered it
+    /// (``RuntimeTables/recordRegistration(_:identifier:_:)`` on the transport's tables).
     package func recordRegistration(
         _ reply: Reply?,
         identifier: String,
@@ -228,9 +246,7 @@ extension RuntimeHost {
     )
         -> Bool
     {
-        guard case .registered = reply else { return false }
-        withTables { $0.taskHandlers[identifier] = registration }
-        return true
+        withTables { $0.recordRegistration(reply, identifier: identifier, registration) }
     }
 
     /// Forgets a completed task.
