@@ -337,7 +337,7 @@ let package = Package(
         .testTarget(
             name: "BackgroundDeviceTests",
             dependencies: [
-                "BackgroundDevice", "BackgroundCore",
+                "BackgroundDevice", "BackgroundCore", "BackgroundTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

@@ -55,6 +55,7 @@ final class APIAppProcess: @unchecked Sendable {
 
     /// Waits for a line that starts with `prefix` and was not returned before; nil if none came
     /// within `seconds` (or the app's output ended).
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func line(startingWith prefix: String, within seconds: Double = 60) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         condition.lock()
@@ -74,6 +75,7 @@ final class APIAppProcess: @unchecked Sendable {
         return lines
     }
 
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

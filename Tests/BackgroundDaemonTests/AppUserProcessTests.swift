@@ -31,10 +31,13 @@ struct AppUserProcessTests {
         var containers: String { root + "/containers" }
         var shared: String { root + "/groups/group.example" }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult { try base.bgctl(arguments) }
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func apps() throws -> [String: [String: Any]] { try base.apps() }
 
         /// Opens `app` and waits until its process runs and is connected: its pid and uid.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func open(_ app: String) throws -> (pid: Int32, uid: UInt32)? {
             _ = try bgctl(["open", app])
             var found: (Int32, UInt32)?
@@ -50,13 +53,14 @@ struct AppUserProcessTests {
     }
 
     /// Runs `command` with `sh -c` as `uid` (and its gid), no supplementary groups.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func asUser(
         _ uid: UInt32,
         _ command: String,
         groups: String? = nil,
         environment: [String: String] = [:]
     ) throws -> ChildProcessResult {
-        try runChildProcess(
+        try runChildProcessBlocking(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             ["--reuid", "\(uid)", "--regid", "\(uid)"] + (groups.map { ["--groups", $0] } ?? ["--clear-groups"])
                 + ["/bin/sh", "-c", command],
@@ -115,7 +119,7 @@ struct AppUserProcessTests {
                 return try body(daemon, run)
             }
             process.terminate()
-            process.waitUntilExit()
+            await process.ended()
             seen.append(try result.get())
         }
         return seen
@@ -241,22 +245,25 @@ struct AppUserProcessTests {
     }
 
     @Test("a bad --app-users is a usage error naming it; a range without root is refused, before anything is written")
-    func badConfiguration() throws {
+    func badConfiguration() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         chmod(directory.path, 0o711)
         let state = directory.path + "/state"
-        let zero = try runChildProcess(
+        let zero = try await runChildProcess(
             builtExecutable("backgroundd"),
             ["--state-dir", state, "--app-users", "0-10"],
             environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path]
         )
         #expect(zero.status == 64)
         #expect(zero.error.contains("--app-users: app user range 0-10: it includes uid 0 (root)"), "\(zero.error)")
-        let unprivileged = try Self.asUser(
-            65534,
-            "exec '\(builtExecutable("backgroundd").path)' --state-dir '\(state)' --app-users 300000-300009"
-        )
+        // asUser blocks its thread (a child run to its end): on a thread of its own.
+        let unprivileged = try await onDedicatedThread {
+            try Self.asUser(
+                65534,
+                "exec '\(builtExecutable("backgroundd").path)' --state-dir '\(state)' --app-users 300000-300009"
+            )
+        }
         #expect(unprivileged.status == 64)
         #expect(unprivileged.error.contains("needs root (this daemon runs as uid 65534)"), "\(unprivileged.error)")
         #expect(!FileManager.default.fileExists(atPath: state))

@@ -8,11 +8,11 @@ import Testing
 @Suite("backgroundd process")
 struct BackgrounddProcessTests {
     @Test("--log-level is bgctl's (one definition): a level that is not one is a usage error listing the levels")
-    func logLevel() throws {
+    func logLevel() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let state = directory.path + "/state"
-        let result = try runChildProcess(
+        let result = try await runChildProcess(
             builtExecutable("backgroundd"),
             ["--state-dir", state, "--log-level", "loud"],
             environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path]

@@ -42,6 +42,7 @@ struct DaemonConnectionTests {
         }
 
         /// Starts backgroundd (again) and waits until it answers on its socket.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func start() throws {
             process = Process()
             process.executableURL = builtExecutable("backgroundd")
@@ -55,15 +56,18 @@ struct DaemonConnectionTests {
             }
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func killNine() {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func assertions() -> String {
             (try? bgctl(["assertions", "--json"]).output) ?? ""
         }
@@ -78,6 +82,7 @@ struct DaemonConnectionTests {
             )
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func stop() {
             if process.isRunning {
                 process.terminate()

@@ -43,6 +43,7 @@ struct DaemonTransferTests {
             try start()
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func start() throws {
             process = Process()
             process.executableURL = builtExecutable("backgroundd")
@@ -57,13 +58,15 @@ struct DaemonTransferTests {
             }
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func killNine() {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
         /// The app started by the user (through the daemon's socket), with `arguments`.
@@ -87,6 +90,7 @@ struct DaemonTransferTests {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func stop() {
             if process.isRunning {
                 process.terminate()
@@ -96,10 +100,15 @@ struct DaemonTransferTests {
         }
     }
 
-    static func sha256(_ route: LoopbackRoute) -> String {
-        var digest = SHA256()
-        digest.update(route.body())
-        return digest.hexDigest()
+    /// The SHA-256 of the route's body, computed on a thread of its own: in a debug build it
+    /// takes tens of seconds for 48 MiB, and on the cooperative pool it held one of its two
+    /// threads as long (seen in a full run's stacks).
+    static func sha256(_ route: LoopbackRoute) async -> String {
+        await onDedicatedThread {
+            var digest = SHA256()
+            digest.update(route.body())
+            return digest.hexDigest()
+        }
     }
 
     /// The app's uid in `bgctl daemon apps --json`.
@@ -153,10 +162,11 @@ struct DaemonTransferTests {
         let first = Array(lines.prefix { !$0.hasPrefix("launched background") })
         #expect(first.first?.hasPrefix("launched") == true && first.dropFirst().first == "started task 1", "\(lines)")
         #expect(first.last == "exiting", "\(lines)")
+        let digest = await Self.sha256(route)
         let expected = [
             "handleEvents \(Self.session)",
             "didWriteData 1",
-            "didFinishDownloadingTo 1 exists \(2 << 20) bytes sha256 \(Self.sha256(route)) owner me",
+            "didFinishDownloadingTo 1 exists \(2 << 20) bytes sha256 \(digest) owner me",
             "didCompleteWithError 1 nil status 200",
             "urlSessionDidFinishEvents",
             "completionHandler",
@@ -222,10 +232,11 @@ struct DaemonTransferTests {
         let lines = try result.get()
         #expect(lines.contains("started task 1"), "\(lines)")
         #expect(lines.contains("didCompleteWithError 1 nil status 200"), "\(lines)")
+        let digest = await Self.sha256(route)
         #expect(
             // The user started this process (as root): the file is the app's uid's, not its.
             lines.contains {
-                $0.hasPrefix("didFinishDownloadingTo 1 exists \(256 << 10) bytes sha256 \(Self.sha256(route))")
+                $0.hasPrefix("didFinishDownloadingTo 1 exists \(256 << 10) bytes sha256 \(digest)")
             },
             "\(lines)"
         )
@@ -259,8 +270,9 @@ struct DaemonTransferTests {
         let counters = server.counters("/big")
         #expect(checkpoint > 0, "no checkpoint before the kill")
         #expect(counters.rangeStarts.last == checkpoint, "\(counters.rangeStarts) after a checkpoint at \(checkpoint)")
+        let digest = await Self.sha256(route)
         #expect(
-            lines.contains("didFinishDownloadingTo 1 exists \(48 << 20) bytes sha256 \(Self.sha256(route)) owner me"),
+            lines.contains("didFinishDownloadingTo 1 exists \(48 << 20) bytes sha256 \(digest) owner me"),
             "\(lines)"
         )
         // The last response is the 206 that finished it from the checkpoint.

@@ -58,18 +58,23 @@ struct DeclaredRestartTests {
         }
 
         /// Whether the app's log has a line containing `text`, waiting up to `seconds`.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func logged(_ text: String, within seconds: Double = 60) -> Bool {
             RealAppTests.waitFor(seconds: seconds) {
                 ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(text)
             }
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func assertions() -> String { (try? daemon.bgctl(["assertions", "--json"]).output) ?? "" }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func modes() -> String { "\(daemon.row(DeclaredRestartTests.app)["modes"] ?? "")" }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func state() -> String { daemon.row(DeclaredRestartTests.app)["state"] as? String ?? "" }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func stop() {
             daemon.stop()
             RealRestartTests.removeSubtree(daemon.subtree)
@@ -85,6 +90,7 @@ struct DeclaredRestartTests {
 
     /// The checks after the restart, common to both kinds of app. `say` sends a command and
     /// `logged` waits for the app's answer; `pid` is its process.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func afterRestart(
         _ setup: Setup,
         pid: Int,

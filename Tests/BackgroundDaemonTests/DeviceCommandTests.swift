@@ -35,14 +35,16 @@ struct DeviceCommandTests {
             try process.run()
             let socket = self.socket
             let appeared = await waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: socket) }
-            if !appeared { _ = stop() }
+            if !appeared { _ = await onThread { [self] in stop() } }
             try #require(appeared, "the socket did not appear")
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(arguments + ["--socket", socket])
+            try runBgctlBlocking(arguments + ["--socket", socket])
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func stop() -> String {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
@@ -59,6 +61,7 @@ struct DeviceCommandTests {
         try await onThread { try Self.developerModeChecks(daemon) }.get()
     }
 
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func developerModeChecks(_ daemon: Daemon) throws {
         var log = ""
         defer { if log.isEmpty { _ = daemon.stop() } }
@@ -114,7 +117,7 @@ struct DeviceCommandTests {
     @Test("no daemon is 69, one line")
     func noDaemon() async throws {
         let result = try await onThread {
-            try runBgctl(["device", "show", "--socket", "/tmp/no-such-backgroundd-\(getpid()).sock"])
+            try runBgctlBlocking(["device", "show", "--socket", "/tmp/no-such-backgroundd-\(getpid()).sock"])
         }.get()
         #expect(result.status == 69, "\(result.error)")
         #expect(result.error.filter { $0 == "\n" }.count == 1)

@@ -45,6 +45,7 @@ struct KillNineTests {
     }
 
     /// The loop: start, check what survived, change requests until killed at a random moment.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func loop(state: String, kills: Int, seed: UInt64) throws -> Outcome {
         var random = SplitMix64(seed: seed)
         var outcome = Outcome()
@@ -123,6 +124,7 @@ struct KillNineTests {
     }
 
     /// The next answer, skipping pushed effects; nil if the connection ended.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func nextAnswer(_ client: SocketClient) throws -> (Reply?, [Effect])? {
         while let response = try client.receive() {
             if case .system(.answer(let reply, let effects)) = response { return (reply, effects) }
@@ -141,6 +143,7 @@ struct KillNineTests {
         return process
     }
 
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func waitForSocket(_ path: String) -> Bool {
         for _ in 0..<3000 {
             if let client = try? SocketClient(path: path, timeout: 1), (try? client.hello(.control)) != nil {
@@ -153,8 +156,11 @@ struct KillNineTests {
 
     /// The app's pending requests, asked with `bgctl daemon tasks --json` (a control client:
     /// this test process is the app, and an app's process is never one).
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func pendingIdentifiers(socket: String) throws -> Set<String> {
-        let result = try runBgctl(["daemon", "tasks", "--app", app.bundleIdentifier, "--json", "--socket", socket])
+        let result = try runBgctlBlocking([
+            "daemon", "tasks", "--app", app.bundleIdentifier, "--json", "--socket", socket,
+        ])
         guard result.status == 0,
             let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
             let tasks = document["tasks"] as? [[String: Any]]

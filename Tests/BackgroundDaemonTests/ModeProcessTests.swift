@@ -78,17 +78,16 @@ struct ModeProcessTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
         let daemon = RealAppTests.Daemon(state: state, socket: state + "/run/backgroundd.sock", process: process)
-        let seen = try await onThread { () throws -> Seen in
+        let run = await onThread { () throws -> Seen in
             guard RealAppTests.waitFor(seconds: 60, { FileManager.default.fileExists(atPath: daemon.socket) }) else {
                 throw CocoaError(.fileNoSuchFile)
             }
             return try Self.exercise(daemon, scratch: scratch, logPath: logPath)
-        }.get()
+        }
+        process.terminate()
+        await process.ended()
+        let seen = try run.get()
 
         for mode in Self.modes {
             #expect(seen.held[mode] == true, "'\(mode)' was never listed as held")
@@ -108,6 +107,7 @@ struct ModeProcessTests {
 
     /// Opens every app (each holds its mode once launched), sends them home, checks the freezer
     /// leaves the holders alone for twice the background budget, then releases them.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func exercise(_ daemon: RealAppTests.Daemon, scratch: String, logPath: String) throws -> Seen {
         var seen = Seen()
         for app in Self.modes.map(bundle) + [undeclared] {

@@ -12,10 +12,12 @@ struct RealAppTests {
         let socket: String
         let process: Process
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func apps() throws -> [String: [String: Any]] {
             let result = try bgctl(["apps", "--json"])
             let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
@@ -67,10 +69,6 @@ struct RealAppTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
         let daemon = Daemon(state: state, socket: state + "/run/backgroundd.sock", process: process)
         let result = await onThread { () throws -> Seen in
             guard waitFor(seconds: 60, { FileManager.default.fileExists(atPath: daemon.socket) }) else {
@@ -78,10 +76,13 @@ struct RealAppTests {
             }
             return try body(daemon)
         }
+        process.terminate()
+        await process.ended()
         return try result.get()
     }
 
     /// Polls `condition` every 20 ms until it holds or `seconds` pass.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func waitFor(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -138,7 +139,7 @@ struct RealAppTests {
             _ = try daemon.bgctl(["home"])
             seen.frozenAgain = Self.waitFor(seconds: 10) { Self.isFrozen(pid) }
             let html = daemon.state + "/day.html"
-            let timeline = try runBgctl(
+            let timeline = try runBgctlBlocking(
                 ["daemon", "timeline", "--since", "2h", "-o", html, "--state-dir", daemon.state, "--json"],
                 environment: ["HOME": daemon.state]
             )

@@ -43,6 +43,7 @@ struct RealRestartTests {
             return stat.split(separator: ")").last?.split(separator: " ").first == "T"
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func start() throws {
             let process = Process()
             process.executableURL = builtExecutable("backgroundd")
@@ -58,6 +59,7 @@ struct RealRestartTests {
             guard KillNineTests.waitForSocket(socket) else { throw CocoaError(.fileNoSuchFile) }
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func killNine() {
             guard let process else { return }
             kill(process.processIdentifier, SIGKILL)
@@ -65,6 +67,7 @@ struct RealRestartTests {
             self.process = nil
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func stop() {
             guard let process else { return }
             process.terminate()
@@ -72,10 +75,12 @@ struct RealRestartTests {
             self.process = nil
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctl(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func apps() throws -> [String: [String: Any]] {
             let result = try bgctl(["apps", "--json"])
             let document = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
@@ -83,9 +88,11 @@ struct RealRestartTests {
             return Dictionary(uniqueKeysWithValues: rows.map { ($0["app"] as? String ?? "", $0) })
         }
 
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func row(_ app: String) -> [String: Any] { ((try? apps()) ?? [:])[app] ?? [:] }
 
         /// The pids in the subtree's cgroups of `app` (every run's).
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func members(of app: String) -> [Int] {
             let cgroups = (try? FileManager.default.contentsOfDirectory(atPath: subtree)) ?? []
             return cgroups.filter { $0.hasPrefix(app + "@") }.flatMap { name -> [Int] in
@@ -139,6 +146,7 @@ struct RealRestartTests {
     /// Removes a test's cgroup subtree once its daemon stopped: the daemon ended its apps and
     /// removes their cgroups once empty; what it left (a daemon killed at the wrong moment) is
     /// killed and removed bottom-up, then the subtree, so no test leaves a cgroup behind.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func removeSubtree(_ subtree: String) {
         _ = RealAppTests.waitFor(seconds: 10) {
             let left = (try? FileManager.default.contentsOfDirectory(atPath: subtree)) ?? []

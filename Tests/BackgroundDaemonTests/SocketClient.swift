@@ -23,6 +23,7 @@ final class SocketClient {
     }
 
     /// The next response; nil when the daemon closed the connection.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func receive() throws -> DaemonResponse? {
         guard let header = try read(Frame.headerSize) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
@@ -31,6 +32,7 @@ final class SocketClient {
     }
 
     /// Reads until the daemon closes the connection; true if it did within the timeout.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func waitForClose() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -57,12 +59,14 @@ final class SocketClient {
     }
 
     /// Hello as `role`, and the daemon's answer.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func hello(_ role: ClientRole) throws -> DaemonResponse? {
         try send(.hello(ClientHello(role: role)))
         return try receive()
     }
 
     /// A control request's reply.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func control(_ request: ControlRequest) throws -> ControlReply? {
         try send(.control(request))
         guard case .control(let reply)? = try receive() else { return nil }

@@ -10,16 +10,19 @@ struct ThawAndForceQuitTests {
     static let keeper = RealRestartTests.keeper
     static let work = RealRestartTests.work
 
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func journal(_ daemon: RealRestartTests.Restartable) -> [Substring] {
         let text = (try? String(contentsOfFile: daemon.state + "/journal.jsonl", encoding: .utf8)) ?? ""
         return text.split(separator: "\n")
     }
 
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func workPending(_ daemon: RealRestartTests.Restartable) -> Bool {
         (try? daemon.bgctl(["tasks", "--json"]).output.contains(work)) == true
     }
 
     /// Opens the keeper and waits until it has submitted its work; its pid.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     static func openKeeper(_ daemon: RealRestartTests.Restartable) throws -> Int? {
         _ = try daemon.bgctl(["open", keeper])
         _ = RealAppTests.waitFor(seconds: 30) {

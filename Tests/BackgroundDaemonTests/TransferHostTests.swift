@@ -161,7 +161,7 @@ struct TransferHostTests {
         let html = host.directory.path + "/day.html"
         // On a thread of its own: the child process is waited for, not the cooperative pool.
         let result = try await onThread {
-            try runBgctl(
+            try runBgctlBlocking(
                 ["daemon", "timeline", "--since", "400d", "-o", html, "--state-dir", state, "--json"],
                 environment: ["HOME": state]
             )

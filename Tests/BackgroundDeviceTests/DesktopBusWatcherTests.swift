@@ -20,8 +20,8 @@ extension DeviceThreads {
         static let session = "/org/freedesktop/login1/session/c2"
 
         /// power-profiles-daemon on `bus`, its profile `power-saver`.
-        static func powerSaver(on bus: PrivateBus) throws -> FakeBusService {
-            try FakeBusService(
+        static func powerSaver(on bus: PrivateBus) async throws -> FakeBusService {
+            try await FakeBusService.start(
                 address: bus.address,
                 name: profiles.service,
                 properties: [profiles: .variant("s", .string("power-saver"))]
@@ -29,9 +29,9 @@ extension DeviceThreads {
         }
 
         @Test("power-saver read at start is Low Power Mode; balanced pushed later turns it off; stop ends it")
-        func lowPowerMode() throws {
-            let bus = try PrivateBus()
-            let daemon = try Self.powerSaver(on: bus)
+        func lowPowerMode() async throws {
+            let bus = try await PrivateBus()
+            let daemon = try await Self.powerSaver(on: bus)
             defer { daemon.stop() }
             let watcher = try DesktopBusWatcher(address: bus.address)
             #expect(
@@ -40,18 +40,18 @@ extension DeviceThreads {
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
             try daemon.set(Self.profiles, .variant("s", .string("balanced")))
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.lowPowerMode().value == false)
             watcher.stop()
             inbox.drain()
             try daemon.set(Self.profiles, .variant("s", .string("power-saver")))
-            #expect(inbox.next(within: 0.3) == nil)
+            #expect(await inbox.next(within: 0.3) == nil)
         }
 
         @Test("logind: IdleHint, seat0's active session and its LockedHint; unlocked since boot once it reads false")
-        func logind() throws {
-            let bus = try PrivateBus()
-            let logind = try FakeBusService(
+        func logind() async throws {
+            let bus = try await PrivateBus()
+            let logind = try await FakeBusService.start(
                 address: bus.address,
                 name: BusProperty.login,
                 properties: [
@@ -67,30 +67,30 @@ extension DeviceThreads {
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
             try logind.set(.locked(Self.session), .variant("b", .bool(false)))
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.unlockedSinceBoot().value == true)
             try logind.set(.idleHint, .variant("b", .bool(true)))
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleHint().value == true)
             watcher.stop()
         }
 
         @Test("NetworkManager started after the watcher is read (NameOwnerChanged); when it leaves, Metered is unread")
-        func serviceComesAndGoes() throws {
-            let bus = try PrivateBus()
+        func serviceComesAndGoes() async throws {
+            let bus = try await PrivateBus()
             let watcher = try DesktopBusWatcher(address: bus.address)
             #expect(watcher.metered().reason?.hasPrefix("NetworkManager not on the D-Bus system bus") == true)
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
-            let manager = try FakeBusService(
+            let manager = try await FakeBusService.start(
                 address: bus.address,
                 name: BusProperty.metered.service,
                 properties: [.metered: .variant("u", .uint(3))]
             )
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.metered() == .read(true, from: "D-Bus NetworkManager Metered=guess-yes"))
             manager.stop()
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.metered().reason?.contains("left the bus") == true, "\(watcher.metered())")
             watcher.stop()
         }
@@ -98,9 +98,9 @@ extension DeviceThreads {
         @Test(
             "the bus restarted: every value says bus lost, the watcher reconnects with backoff, re-subscribes, re-reads"
         )
-        func reconnects() throws {
-            let bus = try PrivateBus()
-            let daemon = try Self.powerSaver(on: bus)
+        func reconnects() async throws {
+            let bus = try await PrivateBus()
+            let daemon = try await Self.powerSaver(on: bus)
             defer { daemon.stop() }
             let watcher = try DesktopBusWatcher(address: bus.address, reconnectAfter: 20, reconnectAtMost: 200)
             defer { watcher.stop() }
@@ -108,19 +108,19 @@ extension DeviceThreads {
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
 
-            bus.kill()
-            #expect(inbox.next() == .changed)
+            await bus.kill()
+            #expect(await inbox.next() == .changed)
             for reason in [watcher.lowPowerMode().reason, watcher.idleHint().reason, watcher.metered().reason] {
                 #expect(reason?.hasPrefix("D-Bus system bus lost (") == true, "\(String(describing: reason))")
                 #expect(reason?.hasSuffix("; reconnecting") == true)
             }
             #expect(watcher.unlockedSinceBoot().reason?.hasPrefix("D-Bus system bus lost") == true)
             // Attempts fail while the bus is down (each waits longer, up to 200 ms); nothing is said.
-            usleep(300_000)
+            try await Task.sleep(for: .milliseconds(300))
             #expect(watcher.lowPowerMode().reason?.hasPrefix("D-Bus system bus lost") == true)
 
-            try bus.restart()
-            let restarted = try FakeBusService(
+            try await bus.restart()
+            let restarted = try await FakeBusService.start(
                 address: bus.address,
                 name: Self.profiles.service,
                 properties: [Self.profiles: .variant("s", .string("balanced"))]
@@ -128,12 +128,12 @@ extension DeviceThreads {
             defer { restarted.stop() }
             // Reconnected and read again: the new service's profile (the old value was cleared).
             var read = watcher.lowPowerMode()
-            while read.value == nil, inbox.next() == .changed { read = watcher.lowPowerMode() }
+            while read.value == nil, await inbox.next() == .changed { read = watcher.lowPowerMode() }
             #expect(read == .read(false, from: "D-Bus power-profiles-daemon ActiveProfile=balanced"))
             // Subscribed again: a change is pushed.
             inbox.drain()
             try restarted.set(Self.profiles, .variant("s", .string("power-saver")))
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.lowPowerMode().value == true)
         }
 
@@ -148,9 +148,9 @@ extension DeviceThreads {
         }
 
         @Test("the machine's sources read the bus: Low Power Mode's source names power-profiles-daemon")
-        func machineSources() throws {
-            let bus = try PrivateBus()
-            let daemon = try Self.powerSaver(on: bus)
+        func machineSources() async throws {
+            let bus = try await PrivateBus()
+            let daemon = try await Self.powerSaver(on: bus)
             defer { daemon.stop() }
             let sources = DeviceSources.machine(busAddress: bus.address)
             defer {

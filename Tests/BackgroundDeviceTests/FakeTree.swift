@@ -1,4 +1,5 @@
 import BackgroundDevice
+import BackgroundTestSupport
 import Foundation
 import Glibc
 
@@ -64,25 +65,26 @@ final class FakeTree: Sendable {
 final class EventInbox: Sendable {
     private let lock = NSLock()
     nonisolated(unsafe) private var events: [WatchEvent] = []
-    private let signal = DispatchSemaphore(value: 0)
 
     var handler: @Sendable (WatchEvent) -> Void {
-        { [self] event in
-            lock.withLock { events.append(event) }
-            signal.signal()
-        }
+        { [self] event in lock.withLock { events.append(event) } }
     }
 
     /// Waits up to `seconds` (real time: the kernel's event is what is being tested) for the next
-    /// event; `nil` on timeout.
-    func next(within seconds: Double = 5) -> WatchEvent? {
-        guard signal.wait(timeout: .now() + seconds) == .success else { return nil }
-        return lock.withLock { events.removeFirst() }
+    /// event; `nil` on timeout. It polls every millisecond with `Task.sleep`, so no thread of
+    /// the cooperative pool is held while it waits.
+    func next(within seconds: Double = 5) async -> WatchEvent? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            if let event = lock.withLock({ events.isEmpty ? nil : events.removeFirst() }) { return event }
+            if ContinuousClock.now > deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// Drops what arrived so far.
     func drain() {
-        while signal.wait(timeout: .now()) == .success { lock.withLock { _ = events.removeFirst() } }
+        lock.withLock { events.removeAll() }
     }
 }
 
@@ -98,16 +100,15 @@ enum Machine {
         return mask & (1 << 24) != 0
     }
 
-    /// Runs a command, returning its exit status.
+    /// Runs a command, returning its exit status (awaited, never blocking a thread of the pool).
     @discardableResult
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        try await runChildProcess(URL(fileURLWithPath: "/usr/bin/env"), arguments, timeout: .seconds(30)).status
+    }
+
+    /// Starts a command and returns at once, without waiting for its end: for clean-up in a
+    /// `defer`, which cannot await.
+    static func start(_ arguments: [String]) {
+        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments)
     }
 }

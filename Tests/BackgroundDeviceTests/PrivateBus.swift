@@ -1,3 +1,4 @@
+import BackgroundTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -19,8 +20,9 @@ final class PrivateBus {
     private var process = Process()
 
     /// Starts the daemon with a configuration that lets any client own any name and talk to any
-    /// other, and waits (at most 10 s) until it accepts a client.
-    init() throws {
+    /// other, and waits (at most 10 s, polling with `Task.sleep`, so no thread of the
+    /// cooperative pool is held) until it accepts a client.
+    init() async throws {
         guard let executable = Self.executable else { throw CocoaError(.fileNoSuchFile) }
         var template = Array("/tmp/bg-dbus-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
@@ -41,10 +43,10 @@ final class PrivateBus {
             </busconfig>
             """
         try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
-        try launch(executable)
+        try await launch(executable)
     }
 
-    private func launch(_ executable: String) throws {
+    private func launch(_ executable: String) async throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"]
@@ -53,27 +55,31 @@ final class PrivateBus {
         try process.run()
         // The socket file appears before the daemon listens: wait until a client authenticates.
         let deadline = Date().addingTimeInterval(10)
-        while (try? DBusConnection(address: address)) == nil, Date() < deadline { usleep(10_000) }
+        while (try? DBusConnection(address: address)) == nil, Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
-    /// Kills the daemon (every client's connection ends) and removes its socket.
-    func kill() {
+    /// Kills the daemon (every client's connection ends), awaits its end without holding a
+    /// thread, and removes its socket.
+    func kill() async {
         // dbus-daemon does not end on SIGTERM (it only reloads on SIGHUP): SIGKILL, then reap it.
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.ended()
         unlink(directory + "/bus")
     }
 
     /// Starts a new daemon at the same address (after ``kill()``).
-    func restart() throws {
-        kill()
+    func restart() async throws {
+        await kill()
         guard let executable = Self.executable else { throw CocoaError(.fileNoSuchFile) }
-        try launch(executable)
+        try await launch(executable)
     }
 
     deinit {
-        kill()
+        // SIGKILL, reaped on a thread of its own (the deinit runs on one of the cooperative pool's).
+        process.killWithoutWaiting()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -85,10 +91,18 @@ final class FakeBusService: Sendable {
     private let connection: DBusConnection
     private let properties: Mutex<[BusProperty: DBusValue]>
     private let stopped = Mutex(false)
-    private let done = DispatchSemaphore(value: 0)
 
-    /// Connects, owns `name` (waiting for the bus's answer), then answers on a thread of its own.
-    init(address: String, name: String, properties: [BusProperty: DBusValue]) throws {
+    /// Connects, owns `name` (waiting for the bus's answer, up to 5 s), then answers on a thread
+    /// of its own. All of it runs on a thread of its own: the waits block.
+    static func start(
+        address: String,
+        name: String,
+        properties: [BusProperty: DBusValue]
+    ) async throws -> FakeBusService {
+        try await onDedicatedThread { try FakeBusService(address: address, name: name, properties: properties) }
+    }
+
+    private init(address: String, name: String, properties: [BusProperty: DBusValue]) throws {
         connection = try DBusConnection(address: address)
         self.properties = Mutex(properties)
         let bus = DBusMessage.bus
@@ -112,20 +126,14 @@ final class FakeBusService: Sendable {
                 guard let messages = try? connection.receive(timeout: 50) else { break }
                 for message in messages { answer(message) }
             }
-            done.signal()
+            _ = shutdown(connection.descriptor, Int32(SHUT_RDWR))  // the bus sees it leave now
         }
     }
 
-    /// Stops answering and leaves the bus (the connection closes with the object).
+    /// Stops answering and leaves the bus: the answering thread shuts the connection down within
+    /// its next 50 ms receive, without the caller waiting (a test sees it leave on the bus).
     func stop() {
-        guard
-            !stopped.withLock({ stopped in
-                defer { stopped = true }
-                return stopped
-            })
-        else { return }
-        done.wait()
-        _ = shutdown(connection.descriptor, Int32(SHUT_RDWR))  // the bus sees it leave now
+        stopped.withLock { $0 = true }
     }
 
     private func answer(_ call: DBusMessage) {

@@ -11,26 +11,26 @@ extension DeviceThreads {
     @Suite("Watchers wake on kernel events", .serialized)
     struct WatcherTests {
         @Test("A capacity written in a fake power_supply tree wakes the power watcher (inotify); stop ends it")
-        func powerInotify() throws {
+        func powerInotify() async throws {
             let tree = try FakeTree()
             try tree.supply("BAT0", ["type": "Battery", "capacity": "50", "status": "Discharging"])
             let watcher = try PowerSupplyWatcher(root: tree.root)
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
             try tree.write("sys/class/power_supply/BAT0/capacity", "49\n")
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(SysfsPowerProbe(root: tree.root).supplies().value?.first?.capacity == 49)
             inbox.drain()
             // A supply plugged in later is watched too.
             try tree.supply("AC", ["type": "Mains", "online": "0"])
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             inbox.drain()
             try tree.write("sys/class/power_supply/AC/online", "1\n")
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             watcher.stop()
             inbox.drain()
             try tree.write("sys/class/power_supply/BAT0/capacity", "48\n")
-            #expect(inbox.next(within: 0.3) == nil)
+            #expect(await inbox.next(within: 0.3) == nil)
             watcher.stop()
         }
 
@@ -63,14 +63,15 @@ extension DeviceThreads {
             "Adding, raising, addressing, routing and deleting a veth pair wakes the network watcher (rtnetlink)",
             .enabled(if: Machine.isRoot, "needs root to add a link")
         )
-        func networkNetlink() throws {
+        func networkNetlink() async throws {
             // veth rather than dummy: this machine's kernel has no dummy driver and no modules.
             let name = "bgv\(getpid() % 100000)"
-            guard try Machine.run(["ip", "link", "add", name, "type", "veth", "peer", "name", name + "p"]) == 0 else {
+            guard try await Machine.run(["ip", "link", "add", name, "type", "veth", "peer", "name", name + "p"]) == 0
+            else {
                 Issue.record("ip link add \(name) type veth failed")
                 return
             }
-            defer { _ = try? Machine.run(["ip", "link", "delete", name]) }
+            defer { Machine.start(["ip", "link", "delete", name]) }  // gone already when the test passes
             // A link that is down: its carrier answers EINVAL, read as no carrier.
             let down = SysfsNetworkProbe().interface(named: name)
             #expect(down.carrier == false)
@@ -78,33 +79,35 @@ extension DeviceThreads {
             let watcher = try NetworkWatcher()
             let inbox = EventInbox()
             try watcher.start(inbox.handler)
-            #expect(try Machine.run(["ip", "link", "set", name, "up"]) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(try await Machine.run(["ip", "link", "set", name, "up"]) == 0)
+            #expect(await inbox.next() == .changed)
             inbox.drain()
-            #expect(try Machine.run(["ip", "link", "set", name + "p", "up"]) == 0)
+            #expect(try await Machine.run(["ip", "link", "set", name + "p", "up"]) == 0)
             // Both ends up: a carrier, then operstate goes lowerlayerdown → up a moment later (the
             // kernel's linkwatch), announced by its own message; re-read on each, as the daemon does.
             var connected = false
-            while !connected, inbox.next() == .changed {
+            while !connected, await inbox.next() == .changed {
                 connected = SysfsNetworkProbe().interface(named: name).isConnected
             }
             #expect(connected)
             inbox.drain()
-            #expect(try Machine.run(["ip", "address", "add", "127.254.0.1/32", "dev", name]) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(try await Machine.run(["ip", "address", "add", "127.254.0.1/32", "dev", name]) == 0)
+            #expect(await inbox.next() == .changed)
             inbox.drain()
             // A route on the link (TEST-NET-2; the metric keeps concurrent runs' routes apart) wakes
             // the watcher, and the probe reads it as a usable route on this interface.
             let metric = String(getpid() % 100000 + 1)
-            #expect(try Machine.run(["ip", "route", "add", "198.51.100.0/24", "dev", name, "metric", metric]) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(
+                try await Machine.run(["ip", "route", "add", "198.51.100.0/24", "dev", name, "metric", metric]) == 0
+            )
+            #expect(await inbox.next() == .changed)
             inbox.drain()
             let routes = SysfsNetworkProbe().routes()?.value ?? []
             #expect(
                 routes.contains { $0.interface == name && $0.isUsable && $0.description == "route 198.51.100.0/24" }
             )
-            #expect(try Machine.run(["ip", "link", "delete", name]) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(try await Machine.run(["ip", "link", "delete", name]) == 0)
+            #expect(await inbox.next() == .changed)
             watcher.stop()
             #expect(SysfsNetworkProbe().interfaces().value?.contains { $0.name == name } == false)
         }
@@ -131,7 +134,7 @@ extension DeviceThreads {
         }
 
         @Test("Input in a fake event device wakes the input watcher; idle follows the wait, a hang-up drops the device")
-        func inputActivity() throws {
+        func inputActivity() async throws {
             let tree = try FakeTree()
             try tree.directory("dev/input")
             #expect(mkfifo(tree.path + "/dev/input/event0", 0o600) == 0)
@@ -140,24 +143,24 @@ extension DeviceThreads {
             try watcher.start(inbox.handler)
             #expect(watcher.idleness() == .read(false, from: "input from event0"))
             // No input for 300 ms: idle, from one poll timeout.
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleness().value == true)
             // An event (24 bytes, a struct input_event) makes the user active again.
             let writer = open(tree.path + "/dev/input/event0", O_WRONLY | O_NONBLOCK)
             #expect(writer >= 0)
             #expect(write(writer, [UInt8](repeating: 1, count: 24), 24) == 24)
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleness().value == false)
             close(writer)
             // The writer's hang-up is an unplugged device: dropped, and the reading says so.
-            #expect(inbox.next() != nil)
+            #expect(await inbox.next() != nil)
             inbox.drain()
             #expect(watcher.idleness() == .unavailable(reason: "no input device in \(tree.path)/dev/input"))
             watcher.stop()
         }
 
         @Test("A device node appearing in dev/input is picked up (inotify); a regular file is refused with the reason")
-        func inputHotplug() throws {
+        func inputHotplug() async throws {
             let tree = try FakeTree()
             try tree.directory("dev/input")
             let watcher = try InputActivityWatcher(root: tree.root, idleAfter: .seconds(3600))
@@ -165,16 +168,16 @@ extension DeviceThreads {
             try watcher.start(inbox.handler)
             #expect(watcher.idleness() == .unavailable(reason: "no input device in \(tree.path)/dev/input"))
             try tree.write("dev/input/event3", "")
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleness() == .unavailable(reason: "event3: not a character device"))
             #expect(mkfifo(tree.path + "/dev/input/event4", 0o600) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleness() == .read(false, from: "input from event4"))
             watcher.stop()
         }
 
         @Test("Only keyboards and pointers count: a lid switch's events are not activity, its node is never opened")
-        func inputCapabilities() throws {
+        func inputCapabilities() async throws {
             let tree = try FakeTree()
             try tree.directory("dev/input")
             let capabilities = ["ev": "21", "key": "0", "rel": "0", "abs": "0"]  // a lid switch (EV_SW)
@@ -195,7 +198,7 @@ extension DeviceThreads {
             let code = errno
             #expect(writer == -1 && code == ENXIO)
             #expect(mkfifo(tree.path + "/dev/input/event1", 0o600) == 0)
-            #expect(inbox.next() == .changed)
+            #expect(await inbox.next() == .changed)
             #expect(watcher.idleness() == .read(false, from: "input from event1"))
             watcher.stop()
         }
@@ -272,7 +275,7 @@ extension DeviceThreads.WatcherTests {
     }
 
     @Test("All four watchers on this machine use no CPU tick over a second of quiet (one blocked thread each)")
-    func idle() throws {
+    func idle() async throws {
         let power = try PowerSupplyWatcher()
         let network = try NetworkWatcher()
         let input = try InputActivityWatcher()
@@ -291,11 +294,11 @@ extension DeviceThreads.WatcherTests {
         }
         defer { for watcher in watchers { watcher.stop() } }
         // Real time on purpose: what is measured is that nothing runs while it passes.
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
         // Only this test's watchers' threads (another suite's would be another name).
         let names: Set = ["bg-power", "bg-network", "bg-input", "bg-memory"]
         let before = try Self.watcherTicks().filter { names.contains($0.key) }
-        usleep(1_000_000)
+        try await Task.sleep(for: .seconds(1))
         let after = try Self.watcherTicks().filter { names.contains($0.key) }
         #expect(before.count == watchers.count, "threads found: \(before.keys.sorted())")
         #expect(after == before)

@@ -11,8 +11,8 @@ struct AppDelegateMainTests {
     }
 
     @Test("Launch callbacks, then SIGTERM: resign active, background, its background task ends, exit 0")
-    func launchesAndExitsOnSIGTERM() throws {
-        let outcome = try RealClockShutdownTests.runUntilSignalled(Self.example, [])
+    func launchesAndExitsOnSIGTERM() async throws {
+        let outcome = try await RealClockShutdownTests.runUntilSignalled(Self.example, [])
         #expect(outcome.status == 0, "stderr: \(outcome.standardError)")
         let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
         #expect(

@@ -34,8 +34,8 @@ struct ReadmeExampleTests {
         "SIGTERM during the export: the export finishes, then the process exits 0",
         arguments: ["ExportService", "ExportServiceLifecycle"]
     )
-    func exportFinishes(executable: String) throws {
-        let result = try runChildProcessUntilSignalled(builtExecutable(executable), after: "export step 1/8")
+    func exportFinishes(executable: String) async throws {
+        let result = try await runChildProcessUntilSignalled(builtExecutable(executable), after: "export step 1/8")
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("export step 8/8"), "the export was cut off: \(result.output)")

@@ -25,42 +25,29 @@ struct RealClockShutdownTests {
 
     static var bgctl: URL { bgctlExecutable }
 
-    func runUntilSignalled(_ arguments: [String]) throws -> Outcome {
-        try Self.runUntilSignalled(Self.bgctl, ["shutdown-example"] + arguments)
+    func runUntilSignalled(_ arguments: [String]) async throws -> Outcome {
+        try await Self.runUntilSignalled(Self.bgctl, ["shutdown-example"] + arguments)
     }
 
-    /// Runs `executable` until it prints "ready", sends it SIGTERM, and waits for its end.
-    static func runUntilSignalled(_ executable: URL, _ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        killIfStillRunning(process, after: .seconds(30))
-        // Wait for "ready" so the signal handler is installed before SIGTERM arrives.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("ready") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        seen += output.fileHandleForReading.readDataToEndOfFile()
-        return Outcome(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: seen, as: UTF8.self),
-            standardError: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    /// Runs `executable` until it prints "ready" (its signal handler is installed), sends it
+    /// SIGTERM, and waits for its end, without blocking a thread (`runChildProcessUntilSignalled`);
+    /// a child still running after 30 s is killed.
+    static func runUntilSignalled(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
+        let result = try await runChildProcessUntilSignalled(
+            executable,
+            arguments,
+            after: "ready",
+            timeout: .seconds(30)
         )
+        return Outcome(status: result.status, standardOutput: result.output, standardError: result.error)
     }
 
     @Test("A child that receives SIGTERM finishes its work under an assertion and exits 0")
-    func finishesAndExitsZero() throws {
+    func finishesAndExitsZero() async throws {
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
-        let outcome = try runUntilSignalled(["--grace", "5", "--work", "0.3", "--reports-directory", reports.path])
+        let outcome = try await runUntilSignalled([
+            "--grace", "5", "--work", "0.3", "--reports-directory", reports.path,
+        ])
         #expect(outcome.status == 0, "stderr: \(outcome.standardError)")
         #expect(outcome.standardOutput.contains("export finished"))
         #expect(!outcome.standardError.contains("0x8badf00d"))
@@ -68,10 +55,10 @@ struct RealClockShutdownTests {
     }
 
     @Test("A child that leaks an assertion is ended by the watchdog with a report naming it")
-    func leakIsKilledWithReport() throws {
+    func leakIsKilledWithReport() async throws {
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("bg-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: reports) }
-        let outcome = try runUntilSignalled([
+        let outcome = try await runUntilSignalled([
             "--grace", "1", "--work", "0.1", "--leak", "--reports-directory", reports.path,
         ])
         #expect(outcome.status == 70)

@@ -20,9 +20,9 @@ struct ServiceCommandTests {
         mentions: [String],
         sourceLocation: SourceLocation = #_sourceLocation
     )
-        throws
+        async throws
     {
-        let result = try runBgctl(arguments)
+        let result = try await runBgctl(arguments)
         #expect(result.status == 64, "\(arguments): \(result.error)", sourceLocation: sourceLocation)
         let command = arguments[0]
         #expect(result.error.hasPrefix("bgctl \(command): usage: "), "\(result.error)", sourceLocation: sourceLocation)
@@ -33,29 +33,29 @@ struct ServiceCommandTests {
     }
 
     @Test("shutdown-example: a negative, infinite or NaN duration is a usage error, not T+-0.206s")
-    func graceChecked() throws {
-        try expectUsage(["shutdown-example", "--grace=-1"], mentions: ["--grace"])
-        try expectUsage(["shutdown-example", "--grace", "nan"], mentions: ["--grace", "nan"])
-        try expectUsage(["shutdown-example", "--grace", "0"], mentions: ["--grace"])
-        try expectUsage(["shutdown-example", "--work", "inf"], mentions: ["--work"])
-        try expectUsage(["scheduler-example", "--refresh-delay", "-5"], mentions: ["--refresh-delay"])
+    func graceChecked() async throws {
+        try await expectUsage(["shutdown-example", "--grace=-1"], mentions: ["--grace"])
+        try await expectUsage(["shutdown-example", "--grace", "nan"], mentions: ["--grace", "nan"])
+        try await expectUsage(["shutdown-example", "--grace", "0"], mentions: ["--grace"])
+        try await expectUsage(["shutdown-example", "--work", "inf"], mentions: ["--work"])
+        try await expectUsage(["scheduler-example", "--refresh-delay", "-5"], mentions: ["--refresh-delay"])
     }
 
     @Test("why: unknown device values are usage errors that list the valid ones")
-    func deviceValuesChecked() throws {
+    func deviceValuesChecked() async throws {
         let store = ["--app", "com.example.scheduler", "--store", "/nonexistent.sqlite"]
-        try expectUsage(["why"] + store + ["--power", "batery"], mentions: ["batery", "battery", "external"])
-        try expectUsage(["why"] + store + ["--network", "lte"], mentions: ["lte", "wifi", "cellular"])
-        try expectUsage(["why"] + store + ["--battery-level", "2"], mentions: ["--battery-level"])
+        try await expectUsage(["why"] + store + ["--power", "batery"], mentions: ["batery", "battery", "external"])
+        try await expectUsage(["why"] + store + ["--network", "lte"], mentions: ["lte", "wifi", "cellular"])
+        try await expectUsage(["why"] + store + ["--battery-level", "2"], mentions: ["--battery-level"])
     }
 
     @Test("scheduler-example: an unusable --control-directory fails at once, before 'ready', with 73")
-    func controlDirectoryChecked() throws {
+    func controlDirectoryChecked() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("plain")
         _ = FileManager.default.createFile(atPath: file.path, contents: Data())
-        let result = try runChildProcess(
+        let result = try await runChildProcess(
             Self.bgctl,
             ["scheduler-example", "--control-directory", file.path + "/control"],
             timeout: .seconds(30)
@@ -67,23 +67,23 @@ struct ServiceCommandTests {
     }
 
     @Test("why --store: an unknown identifier exits 1; --json prints every request's explanation")
-    func whyAnswers() throws {
+    func whyAnswers() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("app.sqlite").path
-        let service = try runChildProcessUntilSignalled(
+        let service = try await runChildProcessUntilSignalled(
             Self.bgctl,
             ["scheduler-example", "--store", store, "--control-directory", directory.appendingPathComponent("c").path],
             after: "ready"
         )
         #expect(service.status == 0, "\(service.error)")
         let offline = ["--app", "com.example.scheduler", "--store", store]
-        let unknown = try runBgctl(["why", "com.example.nope"] + offline)
+        let unknown = try await runBgctl(["why", "com.example.nope"] + offline)
         #expect(unknown.status == 1, "\(unknown.error)")
         #expect(unknown.output == "com.example.nope: no pending task request with this identifier\n")
-        let known = try runBgctl(["why", "com.example.scheduler.cleanup"] + offline)
+        let known = try await runBgctl(["why", "com.example.scheduler.cleanup"] + offline)
         #expect(known.status == 0, "\(known.error)")
-        let json = try runBgctl(["why", "--json"] + offline)
+        let json = try await runBgctl(["why", "--json"] + offline)
         #expect(json.status == 0, "\(json.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["app"] as? String == "com.example.scheduler")
@@ -101,17 +101,21 @@ struct ServiceCommandTests {
     }
 
     @Test("--log-level warning keeps the example service's info lines out of standard error")
-    func logLevel() throws {
-        let chatty = try runChildProcessUntilSignalled(Self.bgctl, ["shutdown-example", "--work", "0"], after: "ready")
+    func logLevel() async throws {
+        let chatty = try await runChildProcessUntilSignalled(
+            Self.bgctl,
+            ["shutdown-example", "--work", "0"],
+            after: "ready"
+        )
         #expect(chatty.status == 0, "\(chatty.error)")
         #expect(chatty.error.contains("moving"), "the default level logs the move: \(chatty.error)")
-        let quiet = try runChildProcessUntilSignalled(
+        let quiet = try await runChildProcessUntilSignalled(
             Self.bgctl,
             ["shutdown-example", "--work", "0", "--log-level", "warning"],
             after: "ready"
         )
         #expect(quiet.status == 0, "\(quiet.error)")
         #expect(quiet.error.isEmpty, "\(quiet.error)")
-        try expectUsage(["shutdown-example", "--log-level", "loud"], mentions: ["loud", "warning"])
+        try await expectUsage(["shutdown-example", "--log-level", "loud"], mentions: ["loud", "warning"])
     }
 }

@@ -17,14 +17,14 @@ struct StoreCommandTests {
     static let cleanup = "com.example.scheduler.cleanup"
     static let nobody = "65534"
 
-    func withFolder(_ body: (URL) throws -> Void) throws {
+    func withFolder(_ body: (URL) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-store-cmd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer {
             chmod(folder.path, 0o755)
             try? FileManager.default.removeItem(at: folder)
         }
-        try body(folder)
+        try await body(folder)
     }
 
     /// A store the scheduler example would leave: its manifest and a cleanup that needs power.
@@ -45,23 +45,23 @@ struct StoreCommandTests {
 
     /// Runs `bgctl` as another user (nobody) when the tests run as root, so file permissions
     /// apply; as itself otherwise.
-    func bgctlAsAnotherUser(_ arguments: [String]) throws -> ChildProcessResult {
-        guard geteuid() == 0 else { return try runBgctl(arguments) }
+    func bgctlAsAnotherUser(_ arguments: [String]) async throws -> ChildProcessResult {
+        guard geteuid() == 0 else { return try await runBgctl(arguments) }
         let user = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"]
-        return try runChildProcess(
+        return try await runChildProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             user + [bgctlExecutable.path] + arguments
         )
     }
 
     @Test("why --store explains a request that is ready to run (it is not launched away) and changes no byte")
-    func whyDoesNotDispatch() throws {
-        try withFolder { folder in
+    func whyDoesNotDispatch() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("s.sqlite").path
             try makeStore(at: path)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let listing = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            let run = try runBgctl(["why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", path])
+            let run = try await runBgctl(["why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", path])
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output.contains("\(Self.cleanup) (processing): eligible now"), "\(run.output)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -70,10 +70,10 @@ struct StoreCommandTests {
     }
 
     @Test("why --store with a mistyped path: 'No such file or directory', exit 66, nothing created")
-    func whyMissingStore() throws {
-        try withFolder { folder in
+    func whyMissingStore() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("typo.sqlite").path
-            let run = try runBgctl(["why", "--app", Self.app.bundleIdentifier, "--store", path])
+            let run = try await runBgctl(["why", "--app", Self.app.bundleIdentifier, "--store", path])
             #expect(run.status == 66)
             #expect(run.error == "bgctl why: \(path): No such file or directory\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
@@ -81,11 +81,11 @@ struct StoreCommandTests {
     }
 
     @Test("why --store with a zero-length file: refused with exit 65, the file stays empty")
-    func whyEmptyStore() throws {
-        try withFolder { folder in
+    func whyEmptyStore() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("empty.sqlite").path
             _ = FileManager.default.createFile(atPath: path, contents: nil)
-            let run = try runBgctl(["why", "--app", Self.app.bundleIdentifier, "--store", path])
+            let run = try await runBgctl(["why", "--app", Self.app.bundleIdentifier, "--store", path])
             #expect(run.status == 65)
             #expect(run.error == "bgctl why: \(path) is not a background store: it is empty\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["empty.sqlite"])
@@ -94,41 +94,43 @@ struct StoreCommandTests {
     }
 
     @Test("why --store refuses a symbolic link (exit 65, one line) unless --follow-store-link")
-    func whyLinkedStore() throws {
-        try withFolder { folder in
+    func whyLinkedStore() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("s.sqlite").path
             try makeStore(at: path)
             let link = folder.appendingPathComponent("link.sqlite").path
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
             let arguments = ["why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", link]
-            let refused = try runBgctl(arguments)
+            let refused = try await runBgctl(arguments)
             #expect(refused.status == 65)
             #expect(refused.error.hasPrefix("bgctl why: refusing the store \(link): "), "\(refused.error)")
             #expect(refused.error.split(separator: "\n").count == 1)
-            let followed = try runBgctl(arguments + ["--follow-store-link"])
+            let followed = try await runBgctl(arguments + ["--follow-store-link"])
             #expect(followed.status == 0, "\(followed.error)")
             #expect(followed.output.contains("\(Self.cleanup) (processing): eligible now"))
         }
     }
 
     @Test("why --store reads a store in a directory it cannot write")
-    func whyReadOnlyDirectory() throws {
-        try withFolder { folder in
+    func whyReadOnlyDirectory() async throws {
+        try await withFolder { folder in
             let directory = folder.appendingPathComponent("ro")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
             let path = directory.appendingPathComponent("s.sqlite").path
             try makeStore(at: path)
             chmod(path, 0o644)
             chmod(directory.path, 0o555)
-            let run = try bgctlAsAnotherUser(["why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", path])
+            let run = try await bgctlAsAnotherUser([
+                "why", Self.cleanup, "--app", Self.app.bundleIdentifier, "--store", path,
+            ])
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output.contains("\(Self.cleanup) (processing): eligible now"), "\(run.output)")
         }
     }
 
     @Test("scheduler-example refuses a store it cannot write: one line naming the path, exit 77, never 'ready'")
-    func schedulerRefusesReadOnlyStore() throws {
-        try withFolder { folder in
+    func schedulerRefusesReadOnlyStore() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("s.sqlite").path
             try makeStore(at: path)
             chmod(path, 0o444)
@@ -138,7 +140,9 @@ struct StoreCommandTests {
                 chown(path, 65534, 65534)
             }
             let control = folder.appendingPathComponent("control").path
-            let run = try bgctlAsAnotherUser(["scheduler-example", "--store", path, "--control-directory", control])
+            let run = try await bgctlAsAnotherUser([
+                "scheduler-example", "--store", path, "--control-directory", control,
+            ])
             #expect(run.status == 77, "\(run.output) \(run.error)")
             #expect(!run.output.contains("ready"))
             let lines = run.error.split(separator: "\n")
@@ -148,26 +152,16 @@ struct StoreCommandTests {
     }
 
     @Test("After SIGTERM the main file alone holds the requests: a copy of it without -wal loads them")
-    func checkpointAtCleanExit() throws {
-        try withFolder { folder in
+    func checkpointAtCleanExit() async throws {
+        try await withFolder { folder in
             let path = folder.appendingPathComponent("s.sqlite").path
             let control = folder.appendingPathComponent("control").path
-            let service = Process()
-            service.executableURL = bgctlExecutable
-            service.arguments = ["scheduler-example", "--store", path, "--control-directory", control]
-            let output = Pipe()
-            service.standardOutput = output
-            service.standardError = FileHandle.nullDevice
-            try service.run()
-            var seen = Data()
-            while !String(decoding: seen, as: UTF8.self).contains("ready") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += chunk
-            }
-            kill(service.processIdentifier, SIGTERM)
-            service.waitUntilExit()
-            #expect(service.terminationStatus == 0)
+            let service = try await runChildProcessUntilSignalled(
+                bgctlExecutable,
+                ["scheduler-example", "--store", path, "--control-directory", control],
+                after: "ready"
+            )
+            #expect(service.status == 0)
             let copyFolder = folder.appendingPathComponent("copy")
             try FileManager.default.createDirectory(at: copyFolder, withIntermediateDirectories: false)
             let copy = copyFolder.appendingPathComponent("s.sqlite").path

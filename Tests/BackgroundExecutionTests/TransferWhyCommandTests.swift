@@ -40,7 +40,7 @@ struct TransferWhyCommandTests {
         try store.checkpoint()
     }
 
-    func withStore(_ body: (String) throws -> Void) throws {
+    func withStore(_ body: (String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "bg-why-transfer-\(UUID().uuidString)"
         )
@@ -48,13 +48,13 @@ struct TransferWhyCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("s.sqlite").path
         try makeStore(at: path)
-        try body(path)
+        try await body(path)
     }
 
     @Test("a discretionary download on battery and cellular: power and an unmetered network, in text")
-    func discretionaryText() throws {
-        try withStore { path in
-            let run = try runBgctl([
+    func discretionaryText() async throws {
+        try await withStore { path in
+            let run = try await runBgctl([
                 "why", "\(Self.session)#1", "--app", Self.app.bundleIdentifier, "--store", path,
                 "--power", "battery", "--network", "cellular",
             ])
@@ -66,9 +66,9 @@ struct TransferWhyCommandTests {
     }
 
     @Test("every waiting transfer in JSON, each with its conditions as words")
-    func everyTransferJSON() throws {
-        try withStore { path in
-            let run = try runBgctl([
+    func everyTransferJSON() async throws {
+        try await withStore { path in
+            let run = try await runBgctl([
                 "why", "--app", Self.app.bundleIdentifier, "--store", path, "--network", "cellular", "--json",
             ])
             #expect(run.status == 0, "\(run.error)")
@@ -82,12 +82,14 @@ struct TransferWhyCommandTests {
     }
 
     @Test("on Wi-Fi and external power both may run; an unknown transfer is a negative answer (exit 1)")
-    func eligibleAndUnknown() throws {
-        try withStore { path in
-            let run = try runBgctl(["why", "\(Self.session)#2", "--app", Self.app.bundleIdentifier, "--store", path])
+    func eligibleAndUnknown() async throws {
+        try await withStore { path in
+            let run = try await runBgctl([
+                "why", "\(Self.session)#2", "--app", Self.app.bundleIdentifier, "--store", path,
+            ])
             #expect(run.status == 0, "\(run.error)")
             #expect(run.output.contains("\(Self.session)#2 (transfer): eligible now"), "\(run.output)")
-            let unknown = try runBgctl([
+            let unknown = try await runBgctl([
                 "why", "\(Self.session)#9", "--app", Self.app.bundleIdentifier, "--store", path,
             ])
             #expect(unknown.status == 1)
@@ -95,8 +97,8 @@ struct TransferWhyCommandTests {
     }
 
     @Test("Low Data Mode holds back a transfer whose session does not allow constrained networks")
-    func lowDataMode() throws {
-        try withStore { path in
+    func lowDataMode() async throws {
+        try await withStore { path in
             let store = try BackgroundStore(path: path)
             try store.saveTransfer(
                 TransferCheckpoint(
@@ -111,7 +113,7 @@ struct TransferWhyCommandTests {
                 )
             )
             try store.checkpoint()
-            let run = try runBgctl([
+            let run = try await runBgctl([
                 "why", "\(Self.session)#3", "--app", Self.app.bundleIdentifier, "--store", path, "--low-data-mode",
             ])
             #expect(run.status == 0, "\(run.error)")

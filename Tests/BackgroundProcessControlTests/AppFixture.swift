@@ -93,17 +93,25 @@ enum AppFixture {
         }
     }
 
-    /// Reads the `child <pid>` line a `fork` step writes.
-    static func readChild(_ socket: Int32) throws -> Int32 {
-        guard let line = readLine(socket), line.hasPrefix("child "), let pid = Int32(line.dropFirst("child ".count))
+    /// Reads the `child <pid>` line a `fork` step writes (on a thread of its own).
+    static func readChild(_ socket: Int32) async throws -> Int32 {
+        guard let line = await readLine(socket), line.hasPrefix("child "),
+            let pid = Int32(line.dropFirst("child ".count))
         else {
             throw FixtureError("no 'child <pid>' line from the app")
         }
         return pid
     }
 
+    /// Reads one line from `descriptor` as the blocking `readLine` does, on a thread of its own
+    /// (a test's thread is one of the cooperative pool's few, and the wait may take seconds).
+    static func readLine(_ descriptor: Int32, timeout: Duration = .seconds(20)) async -> String? {
+        await onDedicatedThread { readLine(descriptor, timeout: timeout) }
+    }
+
     /// Reads one line from `descriptor`, waiting at most `timeout` (poll, not sleep); nil at
-    /// the timeout or the end of the stream.
+    /// the timeout or the end of the stream. It blocks: async code uses the async `readLine`.
+    @available(*, noasync, message: "blocks its thread: use the async readLine")
     static func readLine(_ descriptor: Int32, timeout: Duration = .seconds(20)) -> String? {
         var line: [UInt8] = []
         let deadline = ContinuousClock.now + timeout

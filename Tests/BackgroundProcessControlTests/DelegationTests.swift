@@ -52,9 +52,9 @@ struct DelegationTests {
     }
 
     @Test("uid 65534 without delegation: SIGSTOP/SIGCONT, because the subtree cannot be created")
-    func withoutDelegation() throws {
+    func withoutDelegation() async throws {
         guard let mount = try cgroupMount() else { return }
-        let run = try runChildProcess(
+        let run = try await runChildProcess(
             URL(fileURLWithPath: Self.setpriv[0]),
             Array(Self.setpriv.dropFirst()) + [
                 Self.check, mount, "background-process-control-unprivileged", AppFixture.testApp,
@@ -73,7 +73,7 @@ struct DelegationTests {
     func delegatedButOutside() async throws {
         guard let mount = try cgroupMount() else { return }
         let delegated = try delegatedCgroup(in: mount)
-        let run = try runChildProcess(
+        let run = try await runChildProcess(
             URL(fileURLWithPath: Self.setpriv[0]),
             Array(Self.setpriv.dropFirst()) + [Self.check, delegated, "tree", AppFixture.testApp]
         )
@@ -91,7 +91,7 @@ struct DelegationTests {
         let delegated = try delegatedCgroup(in: mount)
         // A root shell moves itself into the delegated cgroup, then becomes uid 65534 and runs the check.
         let script = "echo $$ > \"$1/cgroup.procs\" && shift && exec \"$@\""
-        let run = try runChildProcess(
+        let run = try await runChildProcess(
             URL(fileURLWithPath: "/bin/sh"),
             ["-c", script, "sh", delegated] + Self.setpriv + [Self.check, delegated, "tree", AppFixture.testApp]
         )

@@ -15,9 +15,9 @@ struct FreezeTests {
     func startForkingApp(
         _ controller: LinuxProcessController,
         in container: URL
-    ) throws -> (app: AppProcess, child: Int32, socket: Int32) {
+    ) async throws -> (app: AppProcess, child: Int32, socket: Int32) {
         let (app, socket) = try AppFixture.start(controller, ["fork", "echo"], in: container)
-        return (app, try AppFixture.readChild(socket), socket)
+        return (app, try await AppFixture.readChild(socket), socket)
     }
 
     @Test("cgroup: frozen 1 after freeze (app and its child), frozen 0 after thaw; the app answers only when thawed")
@@ -25,7 +25,7 @@ struct FreezeTests {
         guard let controller = try AppFixture.cgroupController() else { return }
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        let (app, child, socket) = try startForkingApp(controller, in: container)
+        let (app, child, socket) = try await startForkingApp(controller, in: container)
         defer { close(socket) }
         let cgroup = try #require(app.cgroup)
         #expect(try !AppFixture.cgroupFrozen(cgroup))
@@ -37,10 +37,10 @@ struct FreezeTests {
         // A frozen app does not answer. 300 ms of real time is the test's only sleep: proving
         // that nothing happens needs a wait; a thawed app answers at once, below.
         AppFixture.writeLine(socket, "while frozen")
-        #expect(AppFixture.readLine(socket, timeout: .milliseconds(300)) == nil)
+        #expect(await AppFixture.readLine(socket, timeout: .milliseconds(300)) == nil)
         try controller.thaw(app)
         #expect(try !AppFixture.cgroupFrozen(cgroup))
-        #expect(AppFixture.readLine(socket) == "while frozen")
+        #expect(await AppFixture.readLine(socket) == "while frozen")
         try controller.thaw(app)  // thawing a running app does nothing
         await AppFixture.finish(controller, app)
     }
@@ -51,16 +51,16 @@ struct FreezeTests {
         #expect(controller.freezeMechanism.name == "process-group-signals")
         let container = try AppFixture.scratch()
         defer { try? FileManager.default.removeItem(at: container) }
-        let (app, child, socket) = try startForkingApp(controller, in: container)
+        let (app, child, socket) = try await startForkingApp(controller, in: container)
         defer { close(socket) }
         #expect(app.cgroup == nil)
         try await controller.freeze(app)
         #expect(AppFixture.state(of: app.pid) == "T")
         #expect(AppFixture.state(of: child) == "T")
         AppFixture.writeLine(socket, "while stopped")
-        #expect(AppFixture.readLine(socket, timeout: .milliseconds(300)) == nil)  // the same 300 ms as above
+        #expect(await AppFixture.readLine(socket, timeout: .milliseconds(300)) == nil)  // the same 300 ms as above
         try controller.thaw(app)
-        #expect(AppFixture.readLine(socket) == "while stopped")
+        #expect(await AppFixture.readLine(socket) == "while stopped")
         #expect(AppFixture.state(of: app.pid) != "T")
         #expect(AppFixture.state(of: child) != "T")
         await AppFixture.finish(controller, app)

@@ -30,8 +30,8 @@ struct HeldLockTests {
         ]
         let (app, socket) = try AppFixture.start(controller, steps, in: container)
         defer { close(socket) }
-        _ = try AppFixture.readChild(socket)  // it shares the flock and the OFD lock
-        #expect(AppFixture.readLine(socket) == "ready")
+        _ = try await AppFixture.readChild(socket)  // it shares the flock and the OFD lock
+        #expect(await AppFixture.readLine(socket) == "ready")
         let locks = try controller.locksHeld(by: app, under: [shared.path])
         #expect(locks.map(\.path) == ["a.lock", "b.sqlite", "c.sqlite"].map { shared.appendingPathComponent($0).path })
         #expect(locks.map(\.kind) == [.flock, .posix, .openFileDescription])
@@ -66,8 +66,8 @@ struct HeldLockTests {
             in: container
         )
         defer { close(readerSocket) }
-        #expect(AppFixture.readLine(holderSocket) == "ready")
-        #expect(AppFixture.readLine(readerSocket) == "ready")
+        #expect(await AppFixture.readLine(holderSocket) == "ready")
+        #expect(await AppFixture.readLine(readerSocket) == "ready")
         #expect(try controller.locksHeld(by: reader, under: [container.path]).isEmpty)
         #expect(try controller.locksHeld(by: holder, under: [container.path]).map(\.kind) == [.openFileDescription])
         await AppFixture.finish(controller, holder)

@@ -19,7 +19,7 @@ struct KillAndExitTests {
         defer { try? FileManager.default.removeItem(at: container) }
         let (app, socket) = try AppFixture.start(controller, ["fork", "sleep", "forever"], in: container)
         defer { close(socket) }
-        let child = try AppFixture.readChild(socket)
+        let child = try await AppFixture.readChild(socket)
         if frozenFirst { try await controller.freeze(app) }
         try controller.kill(app)
         let exit = await controller.exit(of: app)
@@ -70,8 +70,8 @@ struct KillAndExitTests {
         defer { try? FileManager.default.removeItem(at: container) }
         let (app, socket) = try AppFixture.start(controller, ["fork", "ready", "echo"], in: container)
         defer { close(socket) }
-        let child = try AppFixture.readChild(socket)
-        #expect(AppFixture.readLine(socket) == "ready")
+        let child = try await AppFixture.readChild(socket)
+        #expect(await AppFixture.readLine(socket) == "ready")
         shutdown(socket, Int32(SHUT_RDWR))  // echo ends, the app exits 0
         #expect(await controller.exit(of: app).status == .exited(code: 0))
         #expect(await waitUntil { AppFixture.state(of: child) == nil || AppFixture.state(of: child) == "Z" })

@@ -57,8 +57,8 @@ struct PidRecordTests {
         mkdir(directory, 0o700)
         let (app, socket) = try AppFixture.start(signals, ["fork", "ready", "echo"], in: container)
         defer { close(socket) }
-        let child = try AppFixture.readChild(socket)
-        #expect(AppFixture.readLine(socket) == "ready")
+        let child = try await AppFixture.readChild(socket)
+        #expect(await AppFixture.readLine(socket) == "ready")
         kill(-app.pid, SIGSTOP)
         #expect(await waitUntil { AppFixture.state(of: app.pid) == "T" && AppFixture.state(of: child) == "T" })
         // Another process that now has a recorded pid: its start time differs, it is left alone.
@@ -106,7 +106,7 @@ struct PidRecordTests {
 
         try restarted.thaw(adopted.process)
         AppFixture.writeLine(socket, "after the restart")
-        #expect(AppFixture.readLine(socket) == "after the restart")
+        #expect(await AppFixture.readLine(socket) == "after the restart")
         try await restarted.freeze(adopted.process)
         #expect(AppFixture.state(of: app.pid) == "T" && AppFixture.state(of: child) == "T")
         try restarted.kill(adopted.process)
@@ -133,8 +133,8 @@ struct PidRecordTests {
         }
         let (app, socket) = try #require(started)
         defer { close(socket) }
-        let child = try AppFixture.readChild(socket)
-        #expect(AppFixture.readLine(socket) == "ready")
+        let child = try await AppFixture.readChild(socket)
+        #expect(await AppFixture.readLine(socket) == "ready")
         try "\(app.pid) \(try Self.startTime(of: app.pid))\n".write(
             toFile: directory + "/com.example.leaver@\(Self.dead).0badf00d.3",
             atomically: false,

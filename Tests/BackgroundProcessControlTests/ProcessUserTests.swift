@@ -69,7 +69,7 @@ struct ProcessUserTests {
         let app = try controller.spawn(request)
         close(socket.app)
         // The inherited connection still works after the drop.
-        let line = try #require(AppFixture.readLine(socket.daemon))
+        let line = try #require(await AppFixture.readLine(socket.daemon))
         #expect(line == "pid=\(app.pid) pgid=\(app.pid) cwd=\(container.path) connection=3 fds=0,1,2,3")
         let ids = try Self.ids(of: app.pid)
         #expect(ids["Uid"] == "200900 200900 200900 200900")
@@ -94,7 +94,7 @@ struct ProcessUserTests {
         request.user = Self.user
         let app = try controller.spawn(request)
         close(socket.app)
-        let line = try #require(AppFixture.readLine(socket.daemon))
+        let line = try #require(await AppFixture.readLine(socket.daemon))
         let cgroup = String(line.dropFirst("cgroup ".count))
         // Placed in its own cgroup by clone3 before it ran, as without a uid of its own.
         #expect(cgroup.split(separator: "/").last?.hasPrefix("com.example.testapp@") == true, "\(cgroup)")
@@ -103,7 +103,7 @@ struct ProcessUserTests {
             "no cgroup2 mount"
         )
         // The same uid as the app, from another process: what a hostile app could do.
-        let attempt = try runChildProcess(
+        let attempt = try await runChildProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             [
                 "--reuid", "200900", "--regid", "200900", "--clear-groups", "/bin/sh", "-c",

@@ -42,7 +42,7 @@ struct SpawnTests {
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         let app = try spawned.get()
         close(socket.app)
-        let line = try #require(AppFixture.readLine(socket.daemon))
+        let line = try #require(await AppFixture.readLine(socket.daemon))
         #expect(line == "pid=\(app.pid) pgid=\(app.pid) cwd=\(container.path) connection=3 fds=0,1,2,3")
         #expect(try AppFixture.openDescriptors(of: app.pid) == [0, 1, 2, 3])
         let environ = try String(contentsOfFile: "/proc/\(app.pid)/environ", encoding: .utf8)
@@ -85,8 +85,8 @@ struct SpawnTests {
         defer { try? FileManager.default.removeItem(at: container) }
         let (app, socket) = try AppFixture.start(controller, ["cgroup", "fork", "sleep", "forever"], in: container)
         defer { close(socket) }
-        let seen = try #require(AppFixture.readLine(socket))
-        let child = try AppFixture.readChild(socket)
+        let seen = try #require(await AppFixture.readLine(socket))
+        let child = try await AppFixture.readChild(socket)
         let cgroup = try #require(app.cgroup)
         #expect(cgroup.hasPrefix("/") && cgroup.contains("/\(AppFixture.subtreeName)/com.example.testapp@"))
         // The app's own view, at its first step: the cgroup's path below the cgroup2 mount.
@@ -106,9 +106,9 @@ struct SpawnTests {
         let socket = try AppFixture.socketPair()
         let app = try controller.spawn(AppFixture.request(["ready", "echo"], in: container, connection: socket.app))
         close(socket.app)
-        #expect(AppFixture.readLine(socket.daemon) == "ready")
+        #expect(await AppFixture.readLine(socket.daemon) == "ready")
         AppFixture.writeLine(socket.daemon, "hello from the daemon")
-        #expect(AppFixture.readLine(socket.daemon) == "hello from the daemon")
+        #expect(await AppFixture.readLine(socket.daemon) == "hello from the daemon")
         close(socket.daemon)  // the app's echo ends at end of stream, and the app exits 0
         #expect(await controller.exit(of: app).status == .exited(code: 0))
     }

@@ -31,8 +31,8 @@ struct SurvivorTests {
         // The app the previous run started, moved into its cgroup and frozen there.
         let (app, socket) = try AppFixture.start(signals, ["fork", "ready", "echo"], in: container)
         defer { close(socket) }
-        let child = try AppFixture.readChild(socket)
-        #expect(AppFixture.readLine(socket) == "ready")
+        let child = try await AppFixture.readChild(socket)
+        #expect(await AppFixture.readLine(socket) == "ready")
         let survivorCgroup = "\(subtree)/com.example.survivor@\(dead).0badf00d.7"
         let staleCgroup = "\(subtree)/com.example.gone@\(dead).0badf00d.8"
         // An earlier daemon that had this very pid (as pid 1 in a container always does).
@@ -61,7 +61,7 @@ struct SurvivorTests {
 
         try restarted.thaw(survivor.process)
         AppFixture.writeLine(socket, "after the restart")
-        #expect(AppFixture.readLine(socket) == "after the restart")
+        #expect(await AppFixture.readLine(socket) == "after the restart")
         try await restarted.freeze(survivor.process)
         #expect(try AppFixture.cgroupFrozen(survivorCgroup))
         try restarted.kill(survivor.process)

@@ -32,28 +32,28 @@ struct CommandConventionTests {
     }
 
     @Test("fuzz: an overflowing range, zero and negative seed counts are usage errors, not traps")
-    func fuzzRanges() throws {
-        let overflow = try runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "2"])
+    func fuzzRanges() async throws {
+        let overflow = try await runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "2"])
         expectOneLine(overflow, command: "fuzz", status: 64)
         #expect(overflow.error.contains("use at most --seeds 1"))
-        let zero = try runBgctl(["fuzz", "--seeds", "0"])
+        let zero = try await runBgctl(["fuzz", "--seeds", "0"])
         expectOneLine(zero, command: "fuzz", status: 64)
         #expect(zero.error.contains("--seeds must be at least 1"))
-        let negative = try runBgctl(["fuzz", "--seeds", "-5"])
+        let negative = try await runBgctl(["fuzz", "--seeds", "-5"])
         expectOneLine(negative, command: "fuzz", status: 64)
         #expect(negative.error.contains("'-5'"), "not 'Missing value'")
-        let last = try runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "1"])
+        let last = try await runBgctl(["fuzz", "--first", "18446744073709551615", "--seeds", "1"])
         #expect(last.status == 0, "\(last.error)")
         #expect(last.output.contains("fuzzed 1 seed(s) 18446744073709551615...18446744073709551615"))
     }
 
     @Test("fuzz: nothing on standard error when piped, a final count, and --json")
-    func fuzzOutput() throws {
-        let piped = try runBgctl(["fuzz", "--seeds", "5"])
+    func fuzzOutput() async throws {
+        let piped = try await runBgctl(["fuzz", "--seeds", "5"])
         #expect(piped.status == 0)
         #expect(piped.error.isEmpty, "progress is for terminals only")
         #expect(piped.output.hasPrefix("fuzzed 5 seed(s) 0...4"))
-        let json = try runBgctl(["fuzz", "--seeds", "5", "--first", "10", "--json"])
+        let json = try await runBgctl(["fuzz", "--seeds", "5", "--first", "10", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["first"] as? Int == 10)
         #expect(object["last"] as? Int == 14)
@@ -63,17 +63,17 @@ struct CommandConventionTests {
     }
 
     @Test("simulate: a directory, a missing file and an unwritable --timeline fail at once, in one line")
-    func simulatePaths() throws {
+    func simulatePaths() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let folder = try runBgctl(["simulate", directory.path])
+        let folder = try await runBgctl(["simulate", directory.path])
         expectOneLine(folder, command: "simulate", status: 66)
         #expect(folder.error.contains("is a directory"))
-        let missing = try runBgctl(["simulate", directory.path + "/nope.json"])
+        let missing = try await runBgctl(["simulate", directory.path + "/nope.json"])
         expectOneLine(missing, command: "simulate", status: 66)
         #expect(missing.error.contains("nope.json: No such file or directory"))
         let timeline = directory.path + "/no/such/dir/t.html"
-        let unwritable = try runBgctl(
+        let unwritable = try await runBgctl(
             ["simulate", "examples/leaked-assertion.json", "--log", "none", "--timeline", timeline],
             in: Self.root
         )
@@ -83,19 +83,19 @@ struct CommandConventionTests {
     }
 
     @Test("simulate: a scenario over 16 MiB is reported with its real size")
-    func scenarioSize() throws {
+    func scenarioSize() async throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appending(path: "huge.json")
         try Data(repeating: UInt8(ascii: " "), count: 17_825_837).write(to: file)
-        let result = try runBgctl(["simulate", file.path])
+        let result = try await runBgctl(["simulate", file.path])
         expectOneLine(result, command: "simulate", status: 65)
         #expect(result.error.contains("the document is 17825837 bytes"), "\(result.error)")
     }
 
     @Test("simulate: the text names the leaked task, and says the termination once")
-    func simulateNamesTheLeak() throws {
-        let result = try runBgctl(["simulate", "examples/leaked-assertion.json"], in: Self.root)
+    func simulateNamesTheLeak() async throws {
+        let result = try await runBgctl(["simulate", "examples/leaked-assertion.json"], in: Self.root)
         #expect(result.status == 0, "\(result.error)")
         let log = try #require(result.output.components(separatedBy: "\n\n").first)
         let terminations = log.split(separator: "\n").filter { $0.contains("terminated") && $0.contains("0x8badf00d") }
@@ -106,8 +106,8 @@ struct CommandConventionTests {
     }
 
     @Test("simulate --json: the verdict, failures, terminations in the report format, violations")
-    func simulateJSON() throws {
-        let result = try runBgctl(["simulate", "examples/leaked-assertion.json", "--json"], in: Self.root)
+    func simulateJSON() async throws {
+        let result = try await runBgctl(["simulate", "examples/leaked-assertion.json", "--json"], in: Self.root)
         #expect(result.status == 0, "\(result.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["passed"] as? Bool == true)
@@ -120,11 +120,11 @@ struct CommandConventionTests {
     }
 
     @Test("--version, and unknown flags are usage errors in the same style")
-    func versionAndUsage() throws {
-        let version = try runBgctl(["--version"])
+    func versionAndUsage() async throws {
+        let version = try await runBgctl(["--version"])
         #expect(version.status == 0)
         #expect(version.output.split(separator: ".").count == 3)
-        let unknown = try runBgctl(["simulate", "x.json", "--frobnicate"])
+        let unknown = try await runBgctl(["simulate", "x.json", "--frobnicate"])
         expectOneLine(unknown, command: "simulate", status: 64)
         #expect(unknown.error.contains("--frobnicate"))
     }

@@ -10,7 +10,7 @@ struct CommandLineTests {
         .deletingLastPathComponent()
 
     @Test("A failed expectation exits 1 and says which; a malformed scenario exits 65 and says where")
-    func exitStatuses() throws {
+    func exitStatuses() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-simulate-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -18,7 +18,7 @@ struct CommandLineTests {
         scenario.expectations?.terminations = []
         let failing = directory.appending(path: "failing.json")
         try scenario.jsonData().write(to: failing)
-        let failed = try runBgctl(["simulate", failing.path, "--log", "none"])
+        let failed = try await runBgctl(["simulate", failing.path, "--log", "none"])
         #expect(failed.status == 1)
         #expect(failed.output.contains("expected 0 terminations, saw 1"))
         #expect(failed.output.hasSuffix("FAILED\n"))
@@ -26,17 +26,17 @@ struct CommandLineTests {
         let broken = directory.appending(path: "broken.json")
         try Data(#"{"formatVersion": 1, "name": "x", "duration": "1d", "apps": [{"id": "a", "onlaunch": []}]}"#.utf8)
             .write(to: broken)
-        let unreadable = try runBgctl(["simulate", broken.path])
+        let unreadable = try await runBgctl(["simulate", broken.path])
         #expect(unreadable.status == 65)
         #expect(unreadable.error.hasPrefix("bgctl simulate: broken.json: apps[0]"))
         #expect(unreadable.error.contains("onLaunch"))
     }
 
     @Test("--timeline writes one self-contained HTML page")
-    func timelineFile() throws {
+    func timelineFile() async throws {
         let page = FileManager.default.temporaryDirectory.appending(path: "bgctl-timeline-\(UUID()).html")
         defer { try? FileManager.default.removeItem(at: page) }
-        let result = try runBgctl(
+        let result = try await runBgctl(
             ["simulate", "examples/leaked-assertion.json", "--log", "none", "--timeline", page.path],
             in: Self.root
         )
@@ -49,12 +49,12 @@ struct CommandLineTests {
     }
 
     @Test("bgctl fuzz runs its seeds and reports no violation; --print shows a seed's scenario")
-    func fuzzCommand() throws {
-        let result = try runBgctl(["fuzz", "--seeds", "20", "--first", "500"])
+    func fuzzCommand() async throws {
+        let result = try await runBgctl(["fuzz", "--seeds", "20", "--first", "500"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("fuzzed 20 seed(s) 500...519"))
         #expect(result.output.contains("no invariant violated"))
-        let printed = try runBgctl(["fuzz", "--seed", "7", "--print"])
+        let printed = try await runBgctl(["fuzz", "--seed", "7", "--print"])
         let scenario = try Scenario.decode(from: Data(printed.output.utf8))
         #expect(scenario == ScenarioGenerator().scenario(seed: 7))
     }

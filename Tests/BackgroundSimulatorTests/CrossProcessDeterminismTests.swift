@@ -32,9 +32,9 @@ struct CrossProcessDeterminismTests {
         _ arguments: [String],
         volatile: (Substring) -> Bool = { _ in false },
         minimumLength: Int
-    ) throws {
-        let first = try runBgctl(arguments, in: root, environment: environment)
-        let second = try runBgctl(arguments, in: root, environment: environment)
+    ) async throws {
+        let first = try await runBgctl(arguments, in: root, environment: environment)
+        let second = try await runBgctl(arguments, in: root, environment: environment)
         #expect(first.status == 0, "bgctl \(arguments.joined(separator: " ")): \(first.error)")
         #expect(second.status == 0, "bgctl \(arguments.joined(separator: " ")): \(second.error)")
         let firstLog = first.output.split(separator: "\n", omittingEmptySubsequences: false).filter { !volatile($0) }
@@ -51,9 +51,9 @@ struct CrossProcessDeterminismTests {
     }
 
     @Test("Fuzz seeds: two processes print the same verbose event logs, byte for byte")
-    func fuzzSeeds() throws {
+    func fuzzSeeds() async throws {
         #expect(Self.environment["SWIFT_DETERMINISTIC_HASHING"] == nil)
-        try Self.expectSameOutput(
+        try await Self.expectSameOutput(
             ["fuzz", "--seeds", "\(Self.fuzzSeeds)", "--first", "0", "--log", "verbose"],
             volatile: { $0.hasPrefix("fuzzed ") },
             minimumLength: 1_000_000
@@ -64,8 +64,8 @@ struct CrossProcessDeterminismTests {
     static let ties = "Tests/scenarios/simultaneous-deadlines.json"
 
     @Test("Ties: two processes print the same verbose event log of a run full of simultaneous deadlines")
-    func ties() throws {
-        try Self.expectSameOutput(["simulate", Self.ties, "--log", "verbose"], minimumLength: 10_000)
+    func ties() async throws {
+        try await Self.expectSameOutput(["simulate", Self.ties, "--log", "verbose"], minimumLength: 10_000)
     }
 
     @MainActor
@@ -87,7 +87,7 @@ struct CrossProcessDeterminismTests {
             atPath: root.appending(path: "examples").path
         ).filter { $0.hasSuffix(".json") }.sorted()
     )
-    func example(_ file: String) throws {
-        try Self.expectSameOutput(["simulate", "examples/\(file)", "--log", "verbose"], minimumLength: 1_000)
+    func example(_ file: String) async throws {
+        try await Self.expectSameOutput(["simulate", "examples/\(file)", "--log", "verbose"], minimumLength: 1_000)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 @Suite("Example scenarios")
 struct ExampleScenarioTests {
     @Test("Every example runs and meets its expectations", arguments: Examples.names)
-    func examplePasses(_ name: String) throws {
+    func examplePasses(_ name: String) async throws {
         let run = try Examples.run(name)
         #expect(
             run.passed,
@@ -36,9 +36,9 @@ struct ExampleScenarioTests {
             "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
         )
     )
-    func examplesValidate() throws {
+    func examplesValidate() async throws {
         let paths = Examples.names.map { Examples.directory.appending(path: $0).path }
-        let verdicts = try SchemaValidator.verdicts(paths)
+        let verdicts = try await SchemaValidator.verdicts(paths)
         #expect(verdicts.count == paths.count)
         for (name, verdict) in zip(Examples.names, verdicts) {
             #expect(verdict == "valid", "\(name): \(verdict)")
@@ -50,7 +50,7 @@ struct ExampleScenarioTests {
     @Test(
         "Modes and pushes: audio keeps the podcast app running 45 min, undeclared location does not, 3 pushes an hour"
     )
-    func modesAndSilentPushes() throws {
+    func modesAndSilentPushes() async throws {
         let run = try Examples.run("modes-and-silent-pushes.json")
         let simulator = run.simulator
         let podcasts = AppID("com.example.podcasts")
@@ -82,7 +82,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Memory pressure: news and weather are reclaimed; the radio holding 'audio' is not, and has a modes lane")
-    func memoryPressure() throws {
+    func memoryPressure() async throws {
         let run = try Examples.run("memory-pressure.json")
         let simulator = run.simulator
         let reclaimed = simulator.reports.map(\.app.bundleIdentifier)
@@ -117,7 +117,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Photo upload: one upload ends itself after 20 s, the other is ended by its expiration handler")
-    func photoUpload() throws {
+    func photoUpload() async throws {
         let run = try Examples.run("photo-upload-on-save.json")
         let simulator = run.simulator
         #expect(simulator.reports.isEmpty)
@@ -139,7 +139,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Overnight clean-up: the single run starts idle, on external power, after a day idle on battery")
-    func overnightCleanup() throws {
+    func overnightCleanup() async throws {
         let run = try Examples.run("overnight-db-cleanup.json")
         let simulator = run.simulator
         let notes = AppID("com.example.notes")
@@ -177,7 +177,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Force quit: no background launch while the flag is set; refreshes resume after the user opens the app")
-    func forceQuit() throws {
+    func forceQuit() async throws {
         let run = try Examples.run("force-quit.json")
         let simulator = run.simulator
         let weather = AppID("com.example.weather")
@@ -206,7 +206,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Low battery: no refresh starts while Low Power Mode is on, from 20 % on battery to 80 % on the charger")
-    func lowBatteryPause() throws {
+    func lowBatteryPause() async throws {
         let run = try Examples.run("low-battery-day.json")
         let simulator = run.simulator
         let news = AppID("com.example.news")
@@ -234,7 +234,7 @@ struct ExampleScenarioTests {
     }
 
     @Test("Leaked assertion: 0x8badf00d 30 s into the background, the report naming \"Sync messages\"")
-    func leakedAssertion() throws {
+    func leakedAssertion() async throws {
         let run = try Examples.run("leaked-assertion.json")
         let simulator = run.simulator
         let chat = AppID("com.example.chat")

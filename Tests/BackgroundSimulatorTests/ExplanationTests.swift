@@ -89,23 +89,23 @@ struct ExplanationTests {
     }
 
     @Test("bgctl why --scenario --history shows the history, the what-ifs and the range")
-    func commandLine() throws {
+    func commandLine() async throws {
         let file = Self.examples.appending(path: "overnight-db-cleanup.json").path
-        let pending = try runBgctl(["why", "--scenario", file, "--at", "21:00", "--history"])
+        let pending = try await runBgctl(["why", "--scenario", file, "--at", "21:00", "--history"])
         #expect(pending.status == 0, "\(pending.error)")
         #expect(pending.output.contains("pending since 2026-03-02T18:20:00Z; waited for external power 2h 40m"))
         #expect(pending.output.contains("- if plugged in: it could run now"))
         #expect(pending.output.contains("the project's own estimate, not Apple's"))
-        let done = try runBgctl(["why", Self.cleanup, "--scenario", file, "--history"])
+        let done = try await runBgctl(["why", Self.cleanup, "--scenario", file, "--history"])
         #expect(done.output.contains("ran at 2026-03-02T23:11:00Z for 4m: succeeded; had waited 4h 51m"))
-        let unknown = try runBgctl(["why", "com.example.notes.nope", "--scenario", file])
+        let unknown = try await runBgctl(["why", "com.example.notes.nope", "--scenario", file])
         #expect(unknown.status == 1)
     }
 
     @Test("bgctl why --json carries the same explanation")
-    func json() throws {
+    func json() async throws {
         let file = Self.examples.appending(path: "overnight-db-cleanup.json").path
-        let result = try runBgctl(["why", "--scenario", file, "--at", "21:00", "--history", "--json"])
+        let result = try await runBgctl(["why", "--scenario", file, "--at", "21:00", "--history", "--json"])
         #expect(result.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(document["timelineOrigin"] as? String == "2026-03-02T07:00:00Z")
@@ -118,11 +118,11 @@ struct ExplanationTests {
     }
 
     @Test("bgctl why --bundle writes one report: manifest, doctor, requests, device, reports; no titles")
-    func bundle() throws {
+    func bundle() async throws {
         let file = Self.examples.appending(path: "leaked-assertion.json").path
         let output = FileManager.default.temporaryDirectory.appending(path: "why-bundle-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try runBgctl(["why", "--scenario", file, "--bundle", output.path])
+        let result = try await runBgctl(["why", "--scenario", file, "--bundle", output.path])
         #expect(result.status == 0, "\(result.error)")
         let data = try Data(contentsOf: output)
         let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -142,7 +142,7 @@ struct ExplanationTests {
 
         let overnight = Self.examples.appending(path: "overnight-db-cleanup.json").path
         try FileManager.default.removeItem(at: output)
-        let pending = try runBgctl(["why", "--scenario", overnight, "--at", "21:00", "--bundle", output.path])
+        let pending = try await runBgctl(["why", "--scenario", overnight, "--at", "21:00", "--bundle", output.path])
         #expect(pending.status == 0, "\(pending.error)")
         let second = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])
         let requests = try #require(second["requests"] as? [[String: Any]])

@@ -17,7 +17,7 @@ struct ScenarioSchemaTests {
     private static let hasJSONSchema = SchemaValidator.isAvailable
 
     /// The schema's verdict on each document: "valid" or "invalid: <first error>".
-    private static func schemaVerdicts(_ documents: [String]) throws -> [String] {
+    private static func schemaVerdicts(_ documents: [String]) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appending(path: "scenario-schema-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -27,7 +27,7 @@ struct ScenarioSchemaTests {
             try Data(document.utf8).write(to: file)
             paths.append(file.path)
         }
-        return try SchemaValidator.verdicts(paths)
+        return try await SchemaValidator.verdicts(paths)
     }
 
     /// The fenced ```json blocks of the documentation that are whole scenarios.
@@ -63,9 +63,9 @@ struct ScenarioSchemaTests {
             "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
         )
     )
-    func schemaAcceptsValid() throws {
+    func schemaAcceptsValid() async throws {
         let documents = [ScenarioFixtures.newsDay] + ScenarioFixtures.validVariants + (try Self.documentedScenarios())
-        let verdicts = try Self.schemaVerdicts(documents)
+        let verdicts = try await Self.schemaVerdicts(documents)
         #expect(verdicts.count == documents.count)
         for (document, verdict) in zip(documents, verdicts) {
             #expect(verdict == "valid", "\(document.prefix(80))")
@@ -79,9 +79,9 @@ struct ScenarioSchemaTests {
             "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
         )
     )
-    func schemaRejectsInvalid() throws {
+    func schemaRejectsInvalid() async throws {
         let fixtures = ScenarioFixtures.invalid
-        let verdicts = try Self.schemaVerdicts(fixtures.map(\.json))
+        let verdicts = try await Self.schemaVerdicts(fixtures.map(\.json))
         #expect(verdicts.count == fixtures.count)
         for (fixture, verdict) in zip(fixtures, verdicts) {
             #expect(verdict.hasPrefix("invalid") == fixture.schemaRejects, "\(fixture.name): \(verdict)")
@@ -98,10 +98,10 @@ struct ScenarioSchemaTests {
             "skipped: needs Python's jsonschema; apt-get install python3-jsonschema (or pip install jsonschema)"
         )
     )
-    func encodedScenariosValidate() throws {
+    func encodedScenariosValidate() async throws {
         let documents = try ([ScenarioFixtures.newsDay] + ScenarioFixtures.validVariants).map {
             String(decoding: try Scenario.decode(from: Data($0.utf8)).jsonData(), as: UTF8.self)
         }
-        #expect(try Self.schemaVerdicts(documents).allSatisfy { $0 == "valid" })
+        #expect(try await Self.schemaVerdicts(documents).allSatisfy { $0 == "valid" })
     }
 }

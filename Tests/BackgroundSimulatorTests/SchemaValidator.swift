@@ -13,8 +13,8 @@ enum SchemaValidator {
     static let isAvailable: Bool = JSONSchemaCheck.isAvailable
 
     /// The schema's verdict on each file: "valid" or "invalid: <first error>".
-    static func verdicts(_ paths: [String], schema: URL = schema) throws -> [String] {
-        let (status, verdicts) = try JSONSchemaCheck.verdicts(
+    static func verdicts(_ paths: [String], schema: URL = schema) async throws -> [String] {
+        let (status, verdicts) = try await JSONSchemaCheck.verdicts(
             schema: schema,
             validator: "Draft202012Validator",
             files: paths

@@ -325,7 +325,7 @@ struct SimulatedTransferTests {
     }
 
     @Test("Same seed, same run: the log of a run with transfers is the same twice")
-    func deterministic() throws {
+    func deterministic() async throws {
         func run() throws -> String {
             let simulator = Simulator(configuration: .init(seed: 7))
             simulator.network.serve(Self.url, VirtualResource(size: 4_000_000, failures: [.dropAt(1_000_000)]))

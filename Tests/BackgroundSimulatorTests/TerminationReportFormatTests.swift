@@ -82,7 +82,7 @@ struct TerminationReportFormatTests {
         )
     )
     @MainActor
-    func schema() throws {
+    func schema() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "reports-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let reports = Self.reports(directory: directory)
@@ -105,12 +105,12 @@ struct TerminationReportFormatTests {
             .filter { $0.hasPrefix("com.example.reports-") && $0.hasSuffix(".json") }
         #expect(written.count == 1, "the watchdog report was published")
         paths += written.map { directory.appending(path: $0).path }
-        let verdicts = try SchemaValidator.verdicts(paths, schema: SchemaValidator.reportSchema)
+        let verdicts = try await SchemaValidator.verdicts(paths, schema: SchemaValidator.reportSchema)
         #expect(verdicts == Array(repeating: "valid", count: paths.count))
         // The old shape (Swift's synthesized Codable) is what the schema exists to rule out.
         let old = directory.appending(path: "old.json")
         try JSONEncoder().encode(reports[0]).write(to: old)
-        let oldVerdict = try SchemaValidator.verdicts([old.path], schema: SchemaValidator.reportSchema)
+        let oldVerdict = try await SchemaValidator.verdicts([old.path], schema: SchemaValidator.reportSchema)
         #expect(oldVerdict.first?.hasPrefix("invalid") == true)
     }
 }

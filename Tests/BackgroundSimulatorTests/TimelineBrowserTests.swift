@@ -20,7 +20,7 @@ struct TimelineBrowserTests {
         ),
         .timeLimit(.minutes(2))
     )
-    func sampleNightInChromium() throws {
+    func sampleNightInChromium() async throws {
         let chromium = try #require(Chromium.binary)
         let document = TimelineSampleDocuments.night
         let directory = try Chromium.scratchDirectory()
@@ -28,7 +28,7 @@ struct TimelineBrowserTests {
         let page = directory.appendingPathComponent("timeline.html")
         try TimelineRenderer.html(for: document).write(to: page, atomically: true, encoding: .utf8)
 
-        let dom = try Chromium.run(
+        let dom = try await Chromium.run(
             chromium,
             ["--virtual-time-budget=2000", "--dump-dom", page.absoluteString],
             in: directory
@@ -43,7 +43,11 @@ struct TimelineBrowserTests {
         #expect(!dom.output.contains("<img"), "an injected element was parsed")
 
         let screenshot = directory.appendingPathComponent("timeline.png")
-        let shot = try Chromium.run(chromium, ["--screenshot=\(screenshot.path)", page.absoluteString], in: directory)
+        let shot = try await Chromium.run(
+            chromium,
+            ["--screenshot=\(screenshot.path)", page.absoluteString],
+            in: directory
+        )
         #expect(shot.status == 0, "chromium --screenshot failed: \(shot.errors)")
         let png = try Data(contentsOf: screenshot)
         let size = try #require(Chromium.pngSize(png), "not a PNG: \(png.prefix(16).map { $0 })")
@@ -64,7 +68,7 @@ struct TimelineBrowserTests {
         ),
         .timeLimit(.minutes(3))
     )
-    func largeDocumentInChromium() throws {
+    func largeDocumentInChromium() async throws {
         let chromium = try #require(Chromium.binary)
         let directory = try Chromium.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -74,7 +78,7 @@ struct TimelineBrowserTests {
             atomically: true,
             encoding: .utf8
         )
-        let dom = try Chromium.run(
+        let dom = try await Chromium.run(
             chromium,
             ["--virtual-time-budget=5000", "--dump-dom", page.absoluteString],
             in: directory
@@ -139,12 +143,12 @@ enum Chromium {
         _ arguments: [String],
         in directory: URL,
         timeout: Duration = .seconds(90)
-    ) throws
+    ) async throws
         -> Run
     {
         let profile = directory.appendingPathComponent("profile-\(UUID().uuidString)").path
         let start = ContinuousClock.now
-        let result = try runChildProcess(
+        let result = try await runChildProcess(
             URL(fileURLWithPath: binary),
             flags + ["--user-data-dir=\(profile)"] + arguments,
             timeout: timeout

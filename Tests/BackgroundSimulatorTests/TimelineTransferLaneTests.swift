@@ -45,7 +45,7 @@ struct TimelineTransferLaneTests {
     )
 
     @Test("A lane for the app with transfers only; overlapping ones stack; waits, runs and outcomes have their classes")
-    func lane() {
+    func lane() async {
         let html = TimelineRenderer.html(for: Self.document)
         #expect(
             html.contains(
@@ -86,7 +86,7 @@ struct TimelineTransferLaneTests {
         .timeLimit(.minutes(2))
     )
     @MainActor
-    func exampleInChromium() throws {
+    func exampleInChromium() async throws {
         let chromium = try #require(Chromium.binary)
         let run = try ScenarioRun(Scenario.load(contentsOf: TransferScenarioTests.example))
         let document = TimelineDocument(simulator: run.simulator, title: run.scenario.name)
@@ -94,7 +94,7 @@ struct TimelineTransferLaneTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let page = directory.appendingPathComponent("transfers.html")
         try TimelineRenderer.html(for: document).write(to: page, atomically: true, encoding: .utf8)
-        let dom = try Chromium.run(
+        let dom = try await Chromium.run(
             chromium,
             ["--virtual-time-budget=2000", "--dump-dom", page.absoluteString],
             in: directory

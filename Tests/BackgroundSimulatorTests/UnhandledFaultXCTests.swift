@@ -1,4 +1,5 @@
 import BackgroundSimulatorTesting
+import BackgroundTestSupport
 import Foundation
 import Testing
 import XCTest
@@ -115,14 +116,14 @@ struct TestCaseFaultTests {
     }
 
     @Test("XCTest's own runner fails the test case that caused the fault (a child process of this binary)")
-    func runnerFailsTheTestCase() throws {
+    func runnerFailsTheTestCase() async throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0])
         let filter = "BackgroundSimulatorTests.UnhandledFaultXCTests/testFaultProbe"
-        let failing = try Self.run(binary, filter, probing: true)
+        let failing = try await Self.run(binary, filter, probing: true)
         #expect(failing.status == 1, "\(failing.output)")
         #expect(failing.output.contains("com.example.misuse faulted"), "\(failing.output)")
         #expect(failing.output.contains("with 1 failure"), "\(failing.output)")
-        let passing = try Self.run(binary, filter, probing: false)
+        let passing = try await Self.run(binary, filter, probing: false)
         #expect(passing.status == 0, "\(passing.output)")
         #expect(passing.output.contains("with 0 failures"), "\(passing.output)")
     }
@@ -131,21 +132,12 @@ struct TestCaseFaultTests {
         _ binary: URL,
         _ filter: String,
         probing: Bool
-    ) throws -> (
+    ) async throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [filter]
         var environment = ProcessInfo.processInfo.environment
         environment["BACKGROUND_XCTEST_FAULT_PROBE"] = probing ? "1" : "0"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try await runChildProcess(binary, [filter], environment: environment)
+        return (result.status, result.output + result.error)
     }
 }

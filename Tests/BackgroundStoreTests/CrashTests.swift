@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundStore
+import BackgroundTestSupport
 import Foundation
 import Testing
 
@@ -89,7 +90,7 @@ struct CrashTests {
         try await Task.sleep(for: .milliseconds(300))
         let wasRunning = child.isRunning
         kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        await child.ended()
         try #require(wasRunning, "run \(run): the child stopped by itself with status \(child.terminationStatus)")
         #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
 

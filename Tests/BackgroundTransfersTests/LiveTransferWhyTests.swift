@@ -62,11 +62,11 @@ struct LiveTransferWhyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try system.acceptDebugCommands(in: directory)
         let arguments = ["why", "--app", TransferHarness.app.bundleIdentifier, "--control-directory", directory.path]
-        let text = try runBgctl(arguments)
+        let text = try await runBgctl(arguments)
         #expect(text.status == 0, "\(text.error)")
         #expect(text.output.contains("\(TransferHarness.session)#1 (transfer): not eligible now"), "\(text.output)")
         #expect(text.output.contains("waits for an unmetered network"), "\(text.output)")
-        let json = try runBgctl(arguments + ["--json"])
+        let json = try await runBgctl(arguments + ["--json"])
         #expect(json.status == 0, "\(json.error)")
         let document = try JSONDecoder().decode(WhyDocument.self, from: Data(json.output.utf8))
         #expect(document.transfers?.map(\.state) == ["waiting", "waiting"])

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -10,12 +11,13 @@ import Testing
 @Suite("ProcessInfo: Low Power Mode and its change notification")
 @MainActor
 struct LowPowerModeTests {
-    /// Counts the notifications posted; `wait` blocks (real clock: the post is on a global queue)
-    /// until `count` have arrived, at most 5 s.
+    /// Counts the notifications posted; `wait` waits (real clock: the post is on a global queue)
+    /// until `count` more have arrived, at most 5 s, polling with `Task.sleep` so no thread of
+    /// the cooperative pool is held.
     final class Observer: @unchecked Sendable {
         private let lock = NSLock()
         private var posts: [(object: AnyObject?, mainThread: Bool)] = []
-        private let arrived = DispatchSemaphore(value: 0)
+        private var awaited = 0
         private var token: (any NSObjectProtocol)?
 
         init() {
@@ -26,13 +28,15 @@ struct LowPowerModeTests {
             ) { [self] notification in
                 let object = notification.object as AnyObject?
                 lock.withLock { posts.append((object, Thread.isMainThread)) }
-                arrived.signal()
             }
         }
 
-        func wait(for count: Int) -> Bool {
-            for _ in 0..<count where arrived.wait(timeout: .now() + 5) != .success { return false }
-            return true
+        func wait(for count: Int) async -> Bool {
+            let target = lock.withLock {
+                awaited += count
+                return awaited
+            }
+            return await waitUntil(timeout: .seconds(5)) { self.count >= target }
         }
 
         var count: Int { lock.withLock { posts.count } }
@@ -52,13 +56,13 @@ struct LowPowerModeTests {
         device.lowPowerMode = true
         h.system.setDevice(device)
         #expect(ProcessInfo.processInfo.isLowPowerModeEnabled(application: h.application))
-        let posted = await Task.detached { observer.wait(for: 1) }.value
+        let posted = await observer.wait(for: 1)
         #expect(posted)
         h.system.setDevice(device)  // no change: nothing posted
         device.lowPowerMode = false
         h.system.setDevice(device)
         #expect(!ProcessInfo.processInfo.isLowPowerModeEnabled(application: h.application))
-        let again = await Task.detached { observer.wait(for: 1) }.value
+        let again = await observer.wait(for: 1)
         #expect(again)
         // The notification is process-wide and other suites running in parallel post it too, so
         // the count is not checked here; that only a change is told is the core's rule

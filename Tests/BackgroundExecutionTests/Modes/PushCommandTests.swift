@@ -14,13 +14,13 @@ struct PushCommandTests {
     }
 
     @Test("a payload that is not a JSON object, or too large, is bad input (65); a missing @file is 66")
-    func payloadChecks() throws {
+    func payloadChecks() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-push-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let control = ["--control-directory", directory.path]
         expectOneLine(
-            try runBgctl(["push", "com.example.app", "[1]"] + control),
+            try await runBgctl(["push", "com.example.app", "[1]"] + control),
             "push",
             status: 65,
             containing: "payload: the payload is not a JSON object"
@@ -28,19 +28,21 @@ struct PushCommandTests {
         let large = directory.appending(path: "large.json")
         try Data(("{\"x\":\"" + String(repeating: "a", count: 5000) + "\"}").utf8).write(to: large)
         expectOneLine(
-            try runBgctl(["push", "com.example.app", "@" + large.path] + control),
+            try await runBgctl(["push", "com.example.app", "@" + large.path] + control),
             "push",
             status: 65,
             containing: "APNs allows at most 4096"
         )
         expectOneLine(
-            try runBgctl(["push", "com.example.app", "@" + directory.appending(path: "none.json").path] + control),
+            try await runBgctl(
+                ["push", "com.example.app", "@" + directory.appending(path: "none.json").path] + control
+            ),
             "push",
             status: 66,
             containing: "none.json"
         )
         expectOneLine(
-            try runBgctl(["daemon", "push", "com.example.app", "{"]),
+            try await runBgctl(["daemon", "push", "com.example.app", "{"]),
             "push",
             status: 65,
             containing: "not a JSON object"
@@ -48,12 +50,12 @@ struct PushCommandTests {
     }
 
     @Test("an app that is not running is unavailable (69)")
-    func notRunning() throws {
+    func notRunning() async throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "bgctl-push-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        let result = try runBgctl(["push", "com.example.app", "--control-directory", directory.path])
+        let result = try await runBgctl(["push", "com.example.app", "--control-directory", directory.path])
         #expect(result.status == 69, "\(result.error)")
         #expect(result.error.hasPrefix("bgctl push: app com.example.app: "), "\(result.error)")
     }

@@ -58,12 +58,12 @@ final class Scratch {
 
 /// Runs a shell command (as the attacker when `asAttacker`), to its end.
 @discardableResult
-func shell(_ command: String, asAttacker: Bool = false) throws -> ChildProcessResult {
+func shell(_ command: String, asAttacker: Bool = false) async throws -> ChildProcessResult {
     let prefix =
         asAttacker
         ? ["/usr/bin/setpriv", "--reuid=\(attackerID)", "--regid=\(attackerID)", "--clear-groups"] : []
     let argv = prefix + ["/bin/sh", "-c", command]
-    return try runChildProcess(URL(fileURLWithPath: argv[0]), Array(argv.dropFirst()), timeout: .seconds(30))
+    return try await runChildProcess(URL(fileURLWithPath: argv[0]), Array(argv.dropFirst()), timeout: .seconds(30))
 }
 
 /// The mode bits of a path (no link followed), or nil if it does not exist.
@@ -116,15 +116,21 @@ final class RunningService: @unchecked Sendable {
     var errorOutput: String { standardError.text }
 
     /// Waits (up to 30 s) until standard output contains `text`; false if the process ended first.
+    /// Polls with `Task.sleep`, so no thread is held while the service starts.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
         let seen = self.seen
-        _ = seen.wait(until: ContinuousClock.now + timeout) { seen.text.contains(text) || seen.ended }
+        _ = await waitUntil(timeout: timeout, every: .milliseconds(10)) { seen.text.contains(text) || seen.ended }
         return seen.text.contains(text)
     }
 
-    /// Waits for the process to end (killing it after `timeout`) and returns its status.
-    func waitForExit(timeout: Duration = .seconds(30)) -> (status: Int32, timedOut: Bool) {
+    /// Waits for the process to end (killing it after `timeout`) and returns its status; the
+    /// wait is on a thread of its own, not one of the pool's.
+    func waitForExit(timeout: Duration = .seconds(30)) async -> (status: Int32, timedOut: Bool) {
+        await onDedicatedThread { self.waitForExitBlocking(timeout: timeout) }
+    }
+
+    private func waitForExitBlocking(timeout: Duration) -> (status: Int32, timedOut: Bool) {
         let exited = DispatchSemaphore(value: 0)
         let process = self.process
         DispatchQueue.global().async {
@@ -150,8 +156,8 @@ final class RunningService: @unchecked Sendable {
 }
 
 /// Runs `bgctl` to its end with `environment` added.
-func bgctl(_ arguments: [String], asAttacker: Bool = false) throws -> ChildProcessResult {
-    guard asAttacker else { return try runBgctl(arguments) }
+func bgctl(_ arguments: [String], asAttacker: Bool = false) async throws -> ChildProcessResult {
+    guard asAttacker else { return try await runBgctl(arguments) }
     let prefix = ["--reuid=\(attackerID)", "--regid=\(attackerID)", "--clear-groups", bgctlExecutable.path]
-    return try runChildProcess(URL(fileURLWithPath: "/usr/bin/setpriv"), prefix + arguments)
+    return try await runChildProcess(URL(fileURLWithPath: "/usr/bin/setpriv"), prefix + arguments)
 }

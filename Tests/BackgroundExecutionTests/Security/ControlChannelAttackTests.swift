@@ -9,10 +9,10 @@ import Testing
 struct ControlChannelAttackTests {
     static let app = "com.example.scheduler"
 
-    func startService(in scratch: Scratch) throws -> (RunningService, String) {
+    func startService(in scratch: Scratch) async throws -> (RunningService, String) {
         let control = scratch.child("control")
         let running = try RunningService(["scheduler-example", "--control-directory", control])
-        #expect(running.waitFor("ready"))
+        #expect(await running.waitFor("ready"))
         return (running, control)
     }
 
@@ -21,22 +21,22 @@ struct ControlChannelAttackTests {
     }
 
     @Test("Finding 2: a FIFO planted in the control directory cannot hold up SIGTERM")
-    func fifoCannotBlockShutdown() throws {
+    func fifoCannotBlockShutdown() async throws {
         let scratch = try Scratch()
-        let (running, control) = try startService(in: scratch)
+        let (running, control) = try await startService(in: scratch)
         #expect(mkfifo(control + "/x.request", 0o600) == 0)
         #expect(mkfifo(control + "/1.abc.sock", 0o600) == 0)
-        let status = try runBgctl(["status"] + live(control))
+        let status = try await runBgctl(["status"] + live(control))
         #expect(status.status == 0, "stderr: \(status.error)")
         kill(running.pid, SIGTERM)
-        let (exit, timedOut) = running.waitForExit(timeout: .seconds(10))
+        let (exit, timedOut) = await running.waitForExit(timeout: .seconds(10))
         #expect(!timedOut && exit == 0, "the service did not shut down: \(running.errorOutput)")
     }
 
     @Test("Finding 2: a client that connects and never writes cannot hold up SIGTERM")
-    func stuckClientCannotBlockShutdown() throws {
+    func stuckClientCannotBlockShutdown() async throws {
         let scratch = try Scratch()
-        let (running, control) = try startService(in: scratch)
+        let (running, control) = try await startService(in: scratch)
         let socket = try #require(try FileManager.default.contentsOfDirectory(atPath: control).first)
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
@@ -51,12 +51,12 @@ struct ControlChannelAttackTests {
         }
         #expect(connected == 0)
         kill(running.pid, SIGTERM)
-        let (exit, timedOut) = running.waitForExit(timeout: .seconds(10))
+        let (exit, timedOut) = await running.waitForExit(timeout: .seconds(10))
         #expect(!timedOut && exit == 0, "a stuck client delayed shutdown: \(running.errorOutput)")
     }
 
     @Test("Finding 3: directories, links and files in the control directory are never deleted")
-    func nothingIsDeletedRecursively() throws {
+    func nothingIsDeletedRecursively() async throws {
         let scratch = try Scratch()
         let control = scratch.child("control")
         try FileManager.default.createDirectory(atPath: control, withIntermediateDirectories: false)
@@ -68,8 +68,8 @@ struct ControlChannelAttackTests {
         try FileManager.default.createDirectory(atPath: control + "/2.abc.sock", withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(atPath: control + "/3.abc.sock", withDestinationPath: victim)
         let running = try RunningService(["scheduler-example", "--control-directory", control])
-        #expect(running.waitFor("ready"))
-        #expect(try runBgctl(["status"] + live(control)).status == 0)
+        #expect(await running.waitFor("ready"))
+        #expect(try await runBgctl(["status"] + live(control)).status == 0)
         #expect(FileManager.default.fileExists(atPath: control + "/x.request/file"))
         #expect(FileManager.default.fileExists(atPath: control + "/2.abc.sock"))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: control + "/3.abc.sock")) == victim)
@@ -77,20 +77,17 @@ struct ControlChannelAttackTests {
     }
 
     @Test("Finding 4 / issue 9 defect 1: a wrong --pid is never signalled")
-    func wrongPidIsNeverSignalled() throws {
+    func wrongPidIsNeverSignalled() async throws {
         let scratch = try Scratch()
-        let (running, control) = try startService(in: scratch)
+        let (running, control) = try await startService(in: scratch)
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
         sleeper.arguments = ["100"]
         sleeper.standardOutput = FileHandle.nullDevice
         sleeper.standardError = FileHandle.nullDevice
         try sleeper.run()
-        defer {
-            kill(sleeper.processIdentifier, SIGKILL)
-            sleeper.waitUntilExit()
-        }
-        let result = try runBgctl(["status", "--timeout", "1"] + live(control, pid: sleeper.processIdentifier))
+        defer { sleeper.killWithoutWaiting() }
+        let result = try await runBgctl(["status", "--timeout", "1"] + live(control, pid: sleeper.processIdentifier))
         #expect(result.status == 69, "stderr: \(result.error)")
         #expect(result.error.contains("no control socket of process \(sleeper.processIdentifier) is listening"))
         #expect(sleeper.isRunning, "bgctl signalled an unrelated process")
@@ -98,57 +95,57 @@ struct ControlChannelAttackTests {
     }
 
     @Test("Finding 4: a socket whose listener is not the pid its name claims is refused")
-    func impostorListenerIsRefused() throws {
+    func impostorListenerIsRefused() async throws {
         let scratch = try Scratch()
-        let (running, control) = try startService(in: scratch)
+        let (running, control) = try await startService(in: scratch)
         let socket = try #require(try FileManager.default.contentsOfDirectory(atPath: control).first)
         // The app's real socket, renamed to claim another process's pid.
         let impostor = "\(getpid()).beef.sock"
         try FileManager.default.moveItem(atPath: control + "/" + socket, toPath: control + "/" + impostor)
-        let result = try runBgctl(["status"] + live(control, pid: getpid()))
+        let result = try await runBgctl(["status"] + live(control, pid: getpid()))
         #expect(result.status == 77, "stderr: \(result.error)")
         #expect(result.error.contains("the listener is process \(running.pid), not process \(getpid())"))
     }
 
     @Test("Finding 4: each process of an app answers for itself; with two running, --pid chooses")
-    func requestsAreAddressed() throws {
+    func requestsAreAddressed() async throws {
         let scratch = try Scratch()
-        let (first, control) = try startService(in: scratch)
+        let (first, control) = try await startService(in: scratch)
         let second = try RunningService(["scheduler-example", "--control-directory", control])
-        #expect(second.waitFor("ready"))
-        let ambiguous = try runBgctl(["status"] + live(control))
+        #expect(await second.waitFor("ready"))
+        let ambiguous = try await runBgctl(["status"] + live(control))
         #expect(ambiguous.status == 64)
         #expect(ambiguous.error.contains("several processes of the app are running"))
         for service in [first, second] {
-            let answer = try runBgctl(["status"] + live(control, pid: service.pid))
+            let answer = try await runBgctl(["status"] + live(control, pid: service.pid))
             #expect(answer.status == 0, "stderr: \(answer.error)")
             #expect(answer.output.hasPrefix("\(Self.app) [pid \(service.pid)]: active"))
         }
         kill(second.pid, SIGKILL)
-        _ = second.waitForExit()
+        _ = await second.waitForExit()
         // The dead process's socket is left behind; nobody listens there, so it is skipped.
-        let answer = try runBgctl(["status"] + live(control))
+        let answer = try await runBgctl(["status"] + live(control))
         #expect(answer.output.hasPrefix("\(Self.app) [pid \(first.pid)]: active"), "stderr: \(answer.error)")
     }
 
     @Test("Finding 4: SIGUSR1 is no longer a doorbell: bgctl sends no signal at all")
-    func noSignalIsSent() throws {
+    func noSignalIsSent() async throws {
         let scratch = try Scratch()
-        let (running, control) = try startService(in: scratch)
+        let (running, control) = try await startService(in: scratch)
         // Before, the app only answered after SIGUSR1; now bgctl only connects.
-        let answer = try runBgctl(["why", "com.example.scheduler.cleanup"] + live(control))
+        let answer = try await runBgctl(["why", "com.example.scheduler.cleanup"] + live(control))
         #expect(answer.status == 0, "stderr: \(answer.error)")
         #expect(answer.output.contains("needs external power"))
-        let unknown = try runBgctl(["simulate-launch", "com.example.nope"] + live(control))
+        let unknown = try await runBgctl(["simulate-launch", "com.example.nope"] + live(control))
         #expect(unknown.status == 1)
         #expect(unknown.output == "no pending task request with identifier com.example.nope\n")
         #expect(running.process.isRunning)
     }
 
     @Test("bgctl against an app that is not running says so, with exit 69")
-    func notRunning() throws {
+    func notRunning() async throws {
         let scratch = try Scratch()
-        let result = try runBgctl(["status"] + live(scratch.child("control")))
+        let result = try await runBgctl(["status"] + live(scratch.child("control")))
         #expect(result.status == 69)
         #expect(result.error.hasPrefix("bgctl status: app \(Self.app): "))
         #expect(result.error.contains("does not exist"))

@@ -13,14 +13,14 @@ struct ControlDirectoryAttackTests {
     }
 
     @Test("A symbolic link in place of the control directory is refused, and its target is left untouched")
-    func symlinkedDirectoryIsRefused() throws {
+    func symlinkedDirectoryIsRefused() async throws {
         let scratch = try Scratch()
         let target = scratch.child("elsewhere")
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
         chmod(target, 0o755)
         try FileManager.default.createSymbolicLink(atPath: scratch.child("control"), withDestinationPath: target)
         let running = try service(control: scratch.child("control"))
-        let (status, timedOut) = running.waitForExit()
+        let (status, timedOut) = await running.waitForExit()
         #expect(!timedOut && status == 73, "the service must refuse to start: \(running.errorOutput)")
         #expect(running.errorOutput.contains("is a symbolic link, not a directory"))
         #expect(mode(of: target) == 0o755, "the link's target was chmodded")
@@ -34,12 +34,12 @@ struct ControlDirectoryAttackTests {
             "skipped: needs root and setpriv to run the attacker as uid 65534 (CI runs as root)"
         )
     )
-    func directoryOfAnotherUserIsRefused() throws {
+    func directoryOfAnotherUserIsRefused() async throws {
         let scratch = try Scratch(sticky: true)
         let control = scratch.child("control")
-        try shell("mkdir -m 777 '\(control)' && touch '\(control)/planted.request'", asAttacker: true)
+        try await shell("mkdir -m 777 '\(control)' && touch '\(control)/planted.request'", asAttacker: true)
         let running = try service(control: control)
-        let (status, _) = running.waitForExit()
+        let (status, _) = await running.waitForExit()
         #expect(status == 73, "stderr: \(running.errorOutput)")
         #expect(running.errorOutput.contains("is owned by uid \(attackerID), not by uid 0"))
         #expect(mode(of: control) == 0o777, "another user's directory was chmodded")
@@ -53,34 +53,34 @@ struct ControlDirectoryAttackTests {
             "skipped: needs root and setpriv to run the attacker as uid 65534 (CI runs as root)"
         )
     )
-    func ancestorOfAnotherUserIsRefused() throws {
+    func ancestorOfAnotherUserIsRefused() async throws {
         let scratch = try Scratch(sticky: true)
         let parent = scratch.child("shared")
-        try shell("mkdir -m 777 '\(parent)'", asAttacker: true)
+        try await shell("mkdir -m 777 '\(parent)'", asAttacker: true)
         let running = try service(control: parent + "/control")
-        let (status, _) = running.waitForExit()
+        let (status, _) = await running.waitForExit()
         #expect(status == 73)
         #expect(running.errorOutput.contains("is owned by uid \(attackerID), neither root nor uid 0"))
         #expect(!FileManager.default.fileExists(atPath: parent + "/control"))
     }
 
     @Test("An existing control directory open to others is refused rather than trusted")
-    func openDirectoryIsRefused() throws {
+    func openDirectoryIsRefused() async throws {
         let scratch = try Scratch()
         let control = scratch.child("control")
         try FileManager.default.createDirectory(atPath: control, withIntermediateDirectories: false)
         chmod(control, 0o755)
         let running = try service(control: control)
-        #expect(running.waitForExit().status == 73)
+        #expect(await running.waitForExit().status == 73)
         #expect(running.errorOutput.contains("has mode 0755; it must be 0700"))
     }
 
     @Test("Swapping the control directory for a link after start-up gives the attacker nothing")
-    func swapAfterStartUp() throws {
+    func swapAfterStartUp() async throws {
         let scratch = try Scratch()
         let control = scratch.child("control")
         let running = try service(control: control)
-        #expect(running.waitFor("ready"))
+        #expect(await running.waitFor("ready"))
         let attacker = scratch.child("attacker")
         try FileManager.default.createDirectory(atPath: attacker, withIntermediateDirectories: false)
         chmod(attacker, 0o700)
@@ -88,12 +88,12 @@ struct ControlDirectoryAttackTests {
         try FileManager.default.moveItem(atPath: control, toPath: scratch.child("moved"))
         try FileManager.default.createSymbolicLink(atPath: control, withDestinationPath: attacker)
 
-        let refused = try runBgctl(["status", "--app", Self.app, "--control-directory", control])
+        let refused = try await runBgctl(["status", "--app", Self.app, "--control-directory", control])
         #expect(refused.status == 77, "stderr: \(refused.error)")
         #expect(refused.error.hasPrefix("bgctl status: app \(Self.app): "))
         #expect(try FileManager.default.contentsOfDirectory(atPath: attacker) == ["x.request"])
         // The service still listens in the directory it checked, wherever that now is.
-        let answered = try runBgctl(["status", "--app", Self.app, "--control-directory", scratch.child("moved")])
+        let answered = try await runBgctl(["status", "--app", Self.app, "--control-directory", scratch.child("moved")])
         #expect(answered.status == 0, "stderr: \(answered.error)")
         #expect(answered.output.hasPrefix("\(Self.app) [pid \(running.pid)]: active"))
     }
@@ -105,14 +105,14 @@ struct ControlDirectoryAttackTests {
             "skipped: needs root and setpriv to run the attacker as uid 65534 (CI runs as root)"
         )
     )
-    func anotherUserGetsNothing() throws {
+    func anotherUserGetsNothing() async throws {
         let scratch = try Scratch()
         chmod(scratch.path, 0o755)
         let control = scratch.child("control")
         let running = try service(control: control)
-        #expect(running.waitFor("ready"))
+        #expect(await running.waitFor("ready"))
         #expect(mode(of: control) == 0o700)
-        let attempt = try bgctl(["status", "--app", Self.app, "--control-directory", control], asAttacker: true)
+        let attempt = try await bgctl(["status", "--app", Self.app, "--control-directory", control], asAttacker: true)
         #expect(attempt.status == 77, "stderr: \(attempt.error)")
         #expect(attempt.error.contains("control cannot be opened: Permission denied"))
     }
@@ -124,12 +124,12 @@ struct ControlDirectoryAttackTests {
             "skipped: needs root and setpriv to run the attacker as uid 65534 (CI runs as root)"
         )
     )
-    func peerCredentialsAreChecked() throws {
+    func peerCredentialsAreChecked() async throws {
         let scratch = try Scratch()
         chmod(scratch.path, 0o755)
         let control = scratch.child("control")
         let running = try service(control: control)
-        #expect(running.waitFor("ready"))
+        #expect(await running.waitFor("ready"))
         let socket = try #require(try FileManager.default.contentsOfDirectory(atPath: control).first)
         #expect(mode(of: control + "/" + socket) == 0o600)
         // A mistake by the owner: the directory and the socket opened to everyone.
@@ -152,9 +152,9 @@ struct ControlDirectoryAttackTests {
         let script = scratch.child("client.py")
         try client.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o644)
-        let attempt = try shell("\(python) '\(script)' '\(control)/\(socket)'", asAttacker: true)
+        let attempt = try await shell("\(python) '\(script)' '\(control)/\(socket)'", asAttacker: true)
         #expect(attempt.output == "0\n", "the attacker read a reply: \(attempt.output) \(attempt.error)")
-        let owner = try shell("\(python) '\(script)' '\(control)/\(socket)'")
+        let owner = try await shell("\(python) '\(script)' '\(control)/\(socket)'")
         #expect(owner.output != "0\n", "the owner is answered: \(owner.error)")
     }
 }

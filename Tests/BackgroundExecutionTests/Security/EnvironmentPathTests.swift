@@ -48,7 +48,7 @@ struct EnvironmentPathTests {
     }
 
     @Test("A relative XDG_STATE_HOME writes nothing under the current directory")
-    func relativeStateHomeInAService() throws {
+    func relativeStateHomeInAService() async throws {
         let scratch = try Scratch()
         let cwd = URL(fileURLWithPath: scratch.child("cwd"))
         try FileManager.default.createDirectory(at: cwd, withIntermediateDirectories: false)
@@ -59,7 +59,7 @@ struct EnvironmentPathTests {
             removing: Self.unset.filter { $0 != "XDG_STATE_HOME" },
             directory: cwd
         )
-        #expect(running.waitFor("ready"), "stderr: \(running.errorOutput)")
+        #expect(await running.waitFor("ready"), "stderr: \(running.errorOutput)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cwd.path).isEmpty)
         let control = home + "/.local/state/background-execution/control/com.example.scheduler"
         #expect(mode(of: control) == 0o700)
@@ -70,22 +70,22 @@ struct EnvironmentPathTests {
         "A service running as nobody starts with the $HOME it is given (cross-user)",
         .enabled(if: canRunAsAnotherUser, "skipped: needs root and setpriv to run as uid 65534 (CI runs as root)")
     )
-    func nobodyStartsWithHome() throws {
+    func nobodyStartsWithHome() async throws {
         let scratch = try Scratch(sticky: true)
         let home = scratch.child("nobody-home")
-        try shell("mkdir -m 700 '\(home)'", asAttacker: true)
+        try await shell("mkdir -m 700 '\(home)'", asAttacker: true)
         let running = try RunningService(
             ["scheduler-example"],
             launcher: ["/usr/bin/setpriv", "--reuid=\(attackerID)", "--regid=\(attackerID)", "--clear-groups"],
             environment: ["HOME": home],
             removing: Self.unset
         )
-        #expect(running.waitFor("ready"), "stderr: \(running.errorOutput)")
+        #expect(await running.waitFor("ready"), "stderr: \(running.errorOutput)")
         var status = stat()
         let control = home + "/.local/state/background-execution/control/com.example.scheduler"
         #expect(lstat(control, &status) == 0)
         #expect(status.st_uid == attackerID)
-        let answer = try bgctl(
+        let answer = try await bgctl(
             ["status", "--app", "com.example.scheduler", "--control-directory", control],
             asAttacker: true
         )
