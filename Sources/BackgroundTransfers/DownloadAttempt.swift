@@ -33,26 +33,47 @@ struct DownloadAttempt {
             }
             let start: Int64
             let end: Int64?
-            switch try plan(status: status, response: response, resuming: resuming, transfer: &transfer) {
+            switch try plan(
+                status: status,
+                response: response,
+                headers: headers,
+                resuming: resuming,
+                transfer: &transfer
+            )
+            {
             case .write(let from, let until):
                 (start, end) = (from, until)
             case .restart(let reason):
                 transfer.bytesDone = 0
                 transfer.entityTag = nil
                 transfer.lastModified = nil
+                transfer.representationHeaders = nil
                 return .failed(.transient(TransferFailure.connectionLostCode, reason))
             }
             let file = try PartialFile(container: run.container, relative: partialPath(transfer), length: start)
             try await receive(response.body, into: file, from: start, until: end, transfer: &transfer)
             try file.flush()
             run.reporter.checkpoint(transfer)
+            if status == 206, let total = transfer.expectedLength, transfer.bytesDone < total {
+                // The range ended before the resource did (a server may answer part of what was
+                // asked): the next request asks for the rest.
+                return .continued
+            }
             if let expected = transfer.expectedSHA256, (200...299).contains(status) {
                 try verify(expected, transfer)
             }
+            // A download the system resumed is delivered as the whole resource's 200, never as
+            // the 206 of its last request (``CompleteResponse``).
+            let resumed = status == 206
             return .finished(
                 TransferOutcome(
-                    statusCode: status,
-                    responseHeaders: headers,
+                    statusCode: resumed ? 200 : status,
+                    responseHeaders: resumed
+                        ? CompleteResponse.headers(
+                            stored: transfer.representationHeaders,
+                            partial: headers,
+                            length: transfer.bytesDone
+                        ) : headers,
                     responseURL: run.finalURL(response, transfer),
                     bodyFile: transfer.partialFile
                 )
@@ -71,6 +92,7 @@ struct DownloadAttempt {
     private func plan(
         status: Int,
         response: HTTPClientResponse,
+        headers: [TransferHeader],
         resuming: Bool,
         transfer: inout TransferCheckpoint
     ) throws(TransferFailure) -> Plan {
@@ -101,6 +123,7 @@ struct DownloadAttempt {
         let success = (200...299).contains(status)
         transfer.entityTag = success ? etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } : nil
         transfer.lastModified = success ? modified : nil
+        transfer.representationHeaders = success ? headers : nil
         return .write(from: 0, until: length)
     }
 

@@ -10,9 +10,10 @@ import Glibc
 /// One transfer carried to its end: attempts, backoff between them, checkpoints, the outcome.
 ///
 /// The run is the engine's only loop, and every way around it is bounded: at most
-/// ``TransferPolicy/maximumAttempts`` attempts (restarts of a changed resource included) within
-/// the resource timeout, so a server that lies about lengths or ranges ends in a failure, never
-/// in a loop.
+/// ``TransferPolicy/maximumAttempts`` failed attempts (restarts of a changed resource included)
+/// within the resource timeout, so a server that lies about lengths or ranges ends in a failure,
+/// never in a loop. A `206` that ends before the resource asks for the rest at once without
+/// counting as a failure: each such part moves the held bytes forward, toward the known length.
 struct TransferRun: Sendable {
     /// What the run reports while it goes.
     struct Reporter: Sendable {
@@ -25,6 +26,8 @@ struct TransferRun: Sendable {
     /// What one attempt came to.
     enum AttemptResult: Sendable {
         case finished(TransferOutcome)
+        /// A part of the body arrived, the rest is to ask for (a `206` ending before the resource).
+        case continued
         case failed(TransferFailure)
     }
 
@@ -40,8 +43,9 @@ struct TransferRun: Sendable {
         transfer.state = .running
         let deadline = ContinuousClock.now + .seconds(options.resourceTimeoutSeconds)
         var lastFailure = TransferFailure.permanent(TransferFailure.unknownCode, "no attempt was made")
-        for attempt in 1...max(1, policy.maximumAttempts) {
-            let wait = policy.backoff(beforeAttempt: attempt)
+        var attempt = 1
+        var wait = Duration.zero
+        while attempt <= max(1, policy.maximumAttempts) {
             if ContinuousClock.now + wait >= deadline {
                 lastFailure = .permanent(TransferFailure.timedOutCode, "the resource timeout ended the transfer")
                 break
@@ -50,7 +54,7 @@ struct TransferRun: Sendable {
                 do { try await Task.sleep(for: wait) } catch { return finish(transfer, failure: .cancelled) }
             }
             if Task.isCancelled { return finish(transfer, failure: .cancelled) }
-            let isLast = attempt == policy.maximumAttempts
+            let isLast = attempt >= policy.maximumAttempts
             let result: AttemptResult
             switch transfer.kind {
             case .download:
@@ -63,8 +67,13 @@ struct TransferRun: Sendable {
                 transfer.state = .completed
                 transfer.outcome = outcome
                 return transfer
+            case .continued:
+                wait = .zero
+                continue
             case .failed(let failure) where failure.isTransient && !Task.isCancelled:
                 lastFailure = failure
+                attempt += 1
+                wait = policy.backoff(beforeAttempt: attempt)
             case .failed(let failure):
                 return finish(transfer, failure: Task.isCancelled ? .cancelled : failure)
             }

@@ -94,6 +94,30 @@ struct BackgroundURLSessionTests {
         await harness.stop()
     }
 
+    @Test("a download retried after a dropped connection is delivered as the whole resource's 200, not the retry's 206")
+    func retriedDownloadReportsWholeResponse() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 300_000)
+        route.dropAfterBytes = 120_000
+        harness.server.set("/file", route)
+        let delegate = RecordingDelegate()
+        let session = session(harness, delegate, identifier: "retried")
+        // swift-format-ignore: NeverForceUnwrap
+        let task = session.downloadTask(with: URL(string: harness.server.url("/file"))!)
+        task.resume()
+        await delegate.waitForEvents()
+        #expect(harness.server.counters("/file").rangeStarts.count == 1, "the drop was not followed by a resume")
+        // What the delegate saw in didFinishDownloadingTo, and task.response afterwards.
+        #expect(delegate.log.withLock { $0 }.contains("didFinishDownloadingTo 200"), "\(delegate.log.withLock { $0 })")
+        let response = try #require(task.response as? HTTPURLResponse)
+        #expect(response.statusCode == 200)
+        #expect(response.expectedContentLength == 300_000)
+        #expect(response.value(forHTTPHeaderField: "Content-Range") == nil)
+        #expect(response.value(forHTTPHeaderField: "ETag") == route.entityTag)
+        #expect(delegate.body.withLock { $0 }.map(TransferHarness.sha256) == TransferHarness.sha256(route.body()))
+        await harness.stop()
+    }
+
     @Test("a 404 download finishes with its response and completes without an error, as on iOS")
     func notFound() async throws {
         let harness = try await TransferHarness()
@@ -130,6 +154,8 @@ struct BackgroundURLSessionTests {
         session.downloadTask(withResumeData: data).resume()
         await delegate.waitForEvents()
         #expect(delegate.body.withLock { $0 }.map(TransferHarness.sha256) == TransferHarness.sha256(route.body()))
+        // Finished by a 206, delivered as the whole resource's 200 (docs/transfers.md, resume data).
+        #expect(delegate.log.withLock { $0 }.contains("didFinishDownloadingTo 200"), "\(delegate.log.withLock { $0 })")
         // The resume asks for exactly the bytes the resume data says the partial file holds.
         let document = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         let held = try #require(document?["bytes"] as? Int)

@@ -46,6 +46,49 @@ struct DownloadTests {
         #expect(counters.rangeStarts.count == 1 && resumedAt > 0 && resumedAt <= 150_000)
         #expect(counters.bytesSent == 400_000 + (150_000 - resumedAt))
         #expect(counters.lastHeaders["if-range"] == route.entityTag)
+        // Delivered as the whole resource's response, not the 206 of the retry that finished it.
+        #expect(done.outcome.statusCode == 200, "\(done.outcome)")
+        #expect(done.field("Content-Length") == ["400000"], "\(done.outcome.responseHeaders)")
+        #expect(done.field("Content-Range").isEmpty, "\(done.outcome.responseHeaders)")
+        #expect(done.field("ETag") == [route.entityTag])
+        await harness.stop()
+    }
+
+    @Test("a resumed download keeps the header fields of the 200 it continues, updated by the 206's")
+    func resumedResponseIsWhole() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 300_000)
+        route.dropAfterBytes = 100_000
+        route.wholeAnswerHeaders = [("Content-Disposition", "attachment; filename=\"book.epub\"")]
+        route.extraHeaders = [("Content-Type", "application/epub+zip")]
+        harness.server.set("/file", route)
+        let done = await harness.completion(of: harness.download("/file"))
+        #expect(harness.server.counters("/file").rangeStarts.count == 1)
+        #expect(done.bodyDigest == TransferHarness.sha256(route.body()), "\(done.outcome)")
+        #expect(done.outcome.statusCode == 200, "\(done.outcome)")
+        #expect(done.field("Content-Disposition") == ["attachment; filename=\"book.epub\""])
+        #expect(done.field("Content-Type") == ["application/epub+zip"])  // once: the 206's replaced the 200's
+        #expect(done.field("Content-Length") == ["300000"])
+        #expect(done.field("Content-Range").isEmpty)
+        await harness.stop()
+    }
+
+    @Test("a 206 that ends before the resource is continued from where it ended, and delivered whole")
+    func partialAnswersContinued() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 250_000)
+        route.dropAfterBytes = 50_000
+        route.maximumPartBytes = 40_000
+        harness.server.set("/file", route)
+        let done = await harness.completion(of: harness.download("/file"))
+        #expect(done.bodyDigest == TransferHarness.sha256(route.body()), "\(done.outcome)")
+        #expect(done.outcome.statusCode == 200, "\(done.outcome)")
+        #expect(done.field("Content-Length") == ["250000"])
+        // After the drop, each request asks from where the previous part ended (no bytes twice),
+        // and parts do not count as failed attempts (the harness allows 6).
+        let starts = harness.server.counters("/file").rangeStarts
+        #expect(starts.count >= 5, "\(starts)")
+        #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 - $0 == 40_000 }, "\(starts)")
         await harness.stop()
     }
 

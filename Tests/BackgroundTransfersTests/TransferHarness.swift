@@ -28,6 +28,10 @@ final class TransferHarness: Sendable {
         var outcome: TransferOutcome { transfer.outcome ?? TransferOutcome() }
         /// The body's SHA-256 (compared instead of the bytes, so a failure prints one line).
         var bodyDigest: String? { body.map(TransferHarness.sha256) }
+        /// The values of a response's header field, by its name in any case, in order.
+        func field(_ name: String) -> [String] {
+            outcome.responseHeaders.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        }
     }
 
     /// A test policy: fast backoff, small checkpoints.

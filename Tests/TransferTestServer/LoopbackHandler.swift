@@ -76,6 +76,7 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func serveBody(context: ChannelHandlerContext, head: HTTPRequestHead, route: LoopbackRoute) {
         var start: Int64 = 0
+        var last = route.size - 1
         var status = HTTPResponseStatus(statusCode: route.status)
         var headers = HTTPHeaders()
         if route.sendsEntityTag { headers.add(name: "ETag", value: route.entityTag) }
@@ -101,6 +102,7 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
                     return
                 }
                 start = asked
+                last = route.maximumPartBytes.map { min(last, asked + $0 - 1) } ?? last
                 status = .partialContent
                 var stated = asked
                 switch route.lie {
@@ -108,10 +110,11 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
                 case .rangeFromZero: stated = 0
                 default: break
                 }
-                headers.add(name: "Content-Range", value: "bytes \(stated)-\(route.size - 1)/\(route.size)")
+                headers.add(name: "Content-Range", value: "bytes \(stated)-\(last)/\(route.size)")
             }
         }
-        var length = route.size - start
+        if status == .ok { for (name, value) in route.wholeAnswerHeaders { headers.add(name: name, value: value) } }
+        var length = last + 1 - start
         if case .lengthLongerThanBody(let by) = route.lie { length += by }
         headers.add(name: "Content-Length", value: "\(length)")
         let drop: Int64? = server.state.withLock { state in
@@ -124,7 +127,7 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil
         )
-        let end = min(route.size, drop.map { start + $0 } ?? route.size)
+        let end = min(last + 1, drop.map { start + $0 } ?? route.size)
         let cut = drop != nil || route.lie.map { if case .lengthLongerThanBody = $0 { true } else { false } } == true
         var writer = BodyWriter(handler: self, context: context, route: route, end: end, closesAfter: cut)
         writer.stallAt = route.stallAtOffset

@@ -40,6 +40,12 @@ public struct LoopbackRoute: Sendable {
     public var slowChunk: (bytes: Int, pauseMilliseconds: Int64)?
     /// Header fields added to every answer.
     public var extraHeaders: [(String, String)] = []
+    /// Header fields added only to answers with the whole body (`200`): a server may leave
+    /// them out of a `206`.
+    public var wholeAnswerHeaders: [(String, String)] = []
+    /// A `206` carries at most this many bytes (its `Content-Range` ends there), as a server
+    /// that answers part of the range asked for does.
+    public var maximumPartBytes: Int64?
     /// A lie told in every answer.
     public var lie: Lie?
     /// Answer an upload (POST or PUT) with the route's body of `size` bytes, not a short text.

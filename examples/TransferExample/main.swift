@@ -9,8 +9,8 @@ import BackgroundTransfers
 //   TransferExample <url> <container> <store> [--launch-only]
 //
 // It prints "resumed <bytes>" for a transfer it found from an earlier launch, "progress <bytes>"
-// as bytes land, "finished <bytes> <sha-256>" when the body is delivered, "completed", then
-// exits 0 once every event was delivered.
+// as bytes land, "finished <bytes> <sha-256> status <HTTP status>" when the body is delivered,
+// "completed", then exits 0 once every event was delivered.
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
     FileHandle.standardError.write(Data("usage: TransferExample <url> <container> <store>\n".utf8))
@@ -42,7 +42,8 @@ final class Downloader: NSObject, URLSessionDownloadDelegate, @unchecked Sendabl
         var hash = SHA256()
         let data = (try? Data(contentsOf: location)) ?? Data()
         hash.update(data)
-        say("finished \(data.count) \(hash.hexDigest())")
+        let status = (downloadTask.response as? HTTPURLResponse)?.statusCode ?? 0
+        say("finished \(data.count) \(hash.hexDigest()) status \(status)")
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

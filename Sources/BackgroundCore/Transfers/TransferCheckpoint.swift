@@ -39,6 +39,11 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
     public var entityTag: String?
     /// The resource's `Last-Modified`, sent in `If-Range` when there is no strong `ETag`.
     public var lastModified: String?
+    /// For a download: the header fields of the last complete (`200`) response whose body
+    /// `partialFile` holds the start of. A download resumed with a `206` is delivered as the whole
+    /// resource's `200`, with these fields (RFC 9110 §15.3.7.3, combining partial content);
+    /// `nil` when unknown (resume data, checkpoints written before they were kept).
+    public var representationHeaders: [TransferHeader]? = nil
     /// A SHA-256 (64 hexadecimal digits) the downloaded body must have before it is delivered.
     public var expectedSHA256: String?
     /// The app's `taskDescription`.
