@@ -145,7 +145,11 @@ struct BackgroundURLSessionTests {
         // swift-format-ignore: NeverForceUnwrap
         let task = session.downloadTask(with: URL(string: harness.server.url("/slow"))!)
         task.resume()
-        while harness.server.counters("/slow").bytesSent < 100_000 { try await Task.sleep(for: .milliseconds(5)) }
+        // Until the app has heard of bytes written, not only the server sent them: under load the
+        // engine may not have read any yet, and a cancel then has nothing to resume (nil).
+        while harness.server.counters("/slow").bytesSent < 100_000 || task.countOfBytesReceived == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let data = try #require(await task.cancelByProducingResumeData())
         await delegate.waitForEvents()
         #expect(delegate.log.withLock { $0 }.suffix(2) == ["didCompleteWithError -999", "urlSessionDidFinishEvents"])
