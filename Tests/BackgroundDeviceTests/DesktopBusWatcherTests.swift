@@ -137,11 +137,43 @@ extension DeviceThreads {
             #expect(watcher.lowPowerMode().value == true)
         }
 
-        @Test("no bus at the address: every source unavailable with the reason, and start watches nothing")
+        @Test(
+            "a bus missing at start: every value says absent, its directory is watched, and it is read once the bus starts"
+        )
+        func absentAtStart() async throws {
+            let bus = try await PrivateBus()
+            await bus.kill()  // the socket's directory exists, the socket does not: dbus not started yet
+            let watcher = try DesktopBusWatcher(address: bus.address, reconnectAfter: 20, reconnectAtMost: 200)
+            defer { watcher.stop() }
+            let absent = "D-Bus system bus absent (\(bus.directory)/bus does not exist); waiting for it"
+            for reason in [watcher.lowPowerMode(), watcher.idleHint(), watcher.unlockedSinceBoot(), watcher.metered()]
+                .map(\.reason)
+            {
+                #expect(reason == absent)
+            }
+            let inbox = EventInbox()
+            try watcher.start(inbox.handler)
+            #expect(await inbox.next(within: 0.2) == nil)  // nothing happens while it is absent
+
+            try await bus.restart()
+            let daemon = try await Self.powerSaver(on: bus)
+            defer { daemon.stop() }
+            var read = watcher.lowPowerMode()
+            while read.value == nil, await inbox.next() == .changed { read = watcher.lowPowerMode() }
+            #expect(read == .read(true, from: "D-Bus power-profiles-daemon ActiveProfile=power-saver"))
+            // Subscribed: a change is pushed.
+            inbox.drain()
+            try daemon.set(Self.profiles, .variant("s", .string("balanced")))
+            #expect(await inbox.next() == .changed)
+            #expect(watcher.lowPowerMode().value == false)
+        }
+
+        @Test("no bus and no directory for it: every source unavailable with the reason, and start watches nothing")
         func noBus() throws {
             let watcher = try DesktopBusWatcher(address: "unix:path=/nonexistent/bg-test-bus")
             let reason = try #require(watcher.lowPowerMode().reason)
             #expect(reason.hasPrefix("no D-Bus system bus (unix:path=/nonexistent/bg-test-bus: connect: "))
+            #expect(reason.hasSuffix("; not waited for: /nonexistent does not exist"))
             #expect(watcher.unlockedSinceBoot().reason == reason)
             try watcher.start { _ in }
             watcher.stop()

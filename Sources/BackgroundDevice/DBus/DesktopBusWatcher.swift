@@ -16,17 +16,28 @@ import Synchronization
 /// When a connection that was working ends (the bus restarted, a malformed message), every value
 /// is unavailable with "D-Bus system bus lost" and the watcher connects again with a backoff
 /// (``ReconnectBackoff``: `reconnectAfter`, doubling up to `reconnectAtMost`), subscribes and
-/// reads every property again; only then does `poll` wait without a timeout again. A bus that was
-/// not there at creation is not waited for.
+/// reads every property again; only then does `poll` wait without a timeout again.
+///
+/// A bus whose socket (`unix:path=`) does not exist, at creation or when an attempt to reconnect
+/// finds it gone, is waited for without a timer: inotify on the socket's directory, and when a
+/// file of the socket's name is created or moved there, the reconnect path above connects (a
+/// socket that exists but does not listen yet is retried with the backoff). Meanwhile every
+/// value is unavailable with "D-Bus system bus absent (<path> does not exist); waiting for it"
+/// (or, after a loss, the loss). Where the directory itself does not exist (or the address is
+/// abstract), nothing is waited for: the values say so and the daemon uses the defaults.
 public final class DesktopBusWatcher: DeviceWatcher {
     private struct Link: Sendable {
         var connection: DBusConnection?
         var backoff: ReconnectBackoff
+        /// Watching the absent socket's directory.
+        var absent: Inotify?
     }
 
     private let address: String
     private let link: Mutex<Link>
     private let state = Mutex(DesktopBusState())
+    /// The socket file's name in the watched directory while absent.
+    private let socketName = Mutex("")
     private let thread: PollThread
 
     /// Connects to the bus at `address` (the system bus by default: `DBUS_SYSTEM_BUS_ADDRESS`, else
@@ -48,7 +59,7 @@ public final class DesktopBusWatcher: DeviceWatcher {
         do {
             connection = try DBusConnection(address: address)
         } catch {
-            state.withLock { $0.problem = "no D-Bus system bus (\(error))" }
+            if let problem = awaitSocket(after: error, problem: nil) { reset(problem: problem) }
             return
         }
         link.withLock { $0.connection = connection }
@@ -110,8 +121,8 @@ public final class DesktopBusWatcher: DeviceWatcher {
     }
 
     public func start(_ handler: @escaping @Sendable (WatchEvent) -> Void) throws(DeviceError) {
-        let watching = link.withLock { $0.connection != nil || $0.backoff.next != nil }
-        guard watching else { return }  // no bus at creation: nothing to watch
+        let watching = link.withLock { $0.connection != nil || $0.backoff.next != nil || $0.absent != nil }
+        guard watching else { return }  // no bus and no directory to watch: nothing to watch
         try thread.start(
             .init(
                 sources: { [weak self] in self?.sources(handler) ?? [] },
@@ -122,9 +133,12 @@ public final class DesktopBusWatcher: DeviceWatcher {
         )
     }
 
-    /// The connection's socket while connected; nothing while waiting to reconnect.
+    /// The connection's socket while connected; the socket's directory's inotify while it is
+    /// absent; nothing while waiting to reconnect.
     private func sources(_ handler: @escaping @Sendable (WatchEvent) -> Void) -> [PollThread.Source] {
-        guard let connection = link.withLock({ $0.connection }) else { return [] }
+        let (connection, absent) = link.withLock { ($0.connection, $0.absent) }
+        if let absent { return [appearance(absent)] }
+        guard let connection else { return [] }
         let source = PollThread.Source(descriptor: connection.descriptor, events: Int16(POLLIN)) { [weak self] _ in
             guard let self else { return }
             do throws(DeviceError) {
@@ -169,12 +183,63 @@ public final class DesktopBusWatcher: DeviceWatcher {
             try subscribe(connection)
             link.withLock { link in
                 link.connection = connection
+                link.absent = nil
                 link.backoff.connected()
             }
             handler(.changed)
         } catch {
             reset(problem: loss)
+            if awaitSocket(after: error, problem: loss) != nil { return }  // gone: wait for it to appear
             link.withLock { $0.backoff.failed(at: Self.now()) }
+        }
+    }
+
+    /// After a failed connection: where the socket file does not exist but its directory does,
+    /// watches the directory (no attempt is due until it appears) and returns `problem` or, when
+    /// nil, "absent; waiting for it"; otherwise nothing is watched and it returns why (`nil`
+    /// when the failure was something else and the caller's own handling applies, with a
+    /// `problem` given).
+    private func awaitSocket(after error: DeviceError, problem: String?) -> String? {
+        let unwatched = problem == nil ? "no D-Bus system bus (\(error))" : nil
+        guard error.errno == ENOENT, let bytes = DBusConnection.socketPath(of: address),
+            bytes.first == UInt8(ascii: "/")
+        else { return unwatched }
+        let path = String(decoding: bytes, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return unwatched }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        let name = String(path[path.index(after: slash)...])
+        let inotify: Inotify
+        do {
+            inotify = try Inotify()
+            try inotify.watch(directory, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+        } catch {
+            let why = error.errno == ENOENT ? "\(directory) does not exist" : "\(error)"
+            return unwatched.map { "\($0); not waited for: \(why)" }
+        }
+        socketName.withLock { $0 = name }
+        // Created between the failed connect and the watch, no event will come for it: try now.
+        let appeared = access(path, F_OK) == 0
+        link.withLock { link in
+            link.absent = appeared ? nil : inotify
+            if appeared { link.backoff.appeared(at: Self.now()) } else { link.backoff.awaiting() }
+        }
+        return problem ?? "D-Bus system bus absent (\(path) does not exist); waiting for it"
+    }
+
+    /// The absent socket's directory: when the socket's name is created or moved in (or the
+    /// queue overflowed, or the watch ended), stop watching and let the reconnect path try now.
+    private func appearance(_ inotify: Inotify) -> PollThread.Source {
+        PollThread.Source(descriptor: inotify.descriptor, events: Int16(POLLIN)) { [weak self] _ in
+            guard let self else { return }
+            let name = self.socketName.withLock { $0 }
+            let events = (try? inotify.drain()) ?? [Inotify.Event(watch: -1, mask: 0, name: "")]
+            let appeared = events.contains { $0.name == name || $0.watch == -1 || $0.mask & UInt32(IN_IGNORED) != 0 }
+            guard appeared else { return }
+            self.link.withLock { link in
+                guard link.absent === inotify else { return }
+                link.absent = nil
+                link.backoff.appeared(at: Self.now())
+            }
         }
     }
 

@@ -35,6 +35,19 @@ struct ReconnectBackoff: Sendable, Hashable {
         next = now + delay
     }
 
+    /// The bus's socket appeared at `now` (it was absent and its directory watched): try now,
+    /// then as after a loss.
+    mutating func appeared(at now: Int64) {
+        delay = first
+        attempts = 0
+        next = now
+    }
+
+    /// The socket is absent and its directory watched: no attempt is due until it appears.
+    mutating func awaiting() {
+        next = nil
+    }
+
     /// Connected again: no attempt is due.
     mutating func connected() {
         delay = first
