@@ -24,10 +24,10 @@ final class EventsAppDelegate: NSObject, UIApplicationDelegate {
     }
 }
 
-/// Embedded mode tracks "suspended" (the process runs on): the events of a session with
-/// `sessionSendsLaunchEvents = false` wait while the app is suspended.
+/// Embedded mode tracks "suspended" (the process runs on): a session's events wait while the
+/// app is suspended; one that sends launch events resumes it in the background for them.
 @MainActor
-@Suite("Embedded mode holds the events of a session without launch events while the app is suspended", .serialized)
+@Suite("Embedded mode honours sessionSendsLaunchEvents while the app is suspended", .serialized)
 struct EmbeddedLaunchEventsTests {
     /// What a test holds (the application too: sessions and the system hold it weakly, as the
     /// app's process would through `UIApplication.shared`).
@@ -104,6 +104,63 @@ struct EmbeddedLaunchEventsTests {
             harness.transfers.transfers(session: TransferHarness.session).first?.state == .completed,
             "\(harness.transfers.transfers(session: TransferHarness.session)), \(events) events to the harness, \(recorder.log.withLock { $0 })"
         )
+    }
+
+    /// Runs the main-actor work the engine's threads scheduled on the manual clock (the wake)
+    /// without moving time, until `handleEvents` was called (real time: the completion reaches
+    /// the session from the engine's thread).
+    func runWake(_ clock: ManualClock, _ recorder: RecordingDelegate) async throws {
+        for _ in 0..<500 where !recorder.log.withLock({ $0.contains("handleEventsForBackgroundURLSession") }) {
+            clock.runPending()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test(
+        "sessionSendsLaunchEvents = true: resumed in the background, handleEvents first, kept running until its handler"
+    )
+    func launchEvents() async throws {
+        let setup = try await suspendedWithDownload(sendsLaunchEvents: true)
+        let (harness, system, clock, recorder, appDelegate) = (
+            setup.harness, setup.system, setup.clock, setup.recorder, setup.appDelegate
+        )
+        try await completedInTheEngine(harness, recorder)
+        try await runWake(clock, recorder)
+        await recorder.waitForEvents()
+        #expect(
+            recorder.log.withLock { $0 } == [
+                "handleEventsForBackgroundURLSession", "didWriteData", "didFinishDownloadingTo 200",
+                "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            ]
+        )
+        #expect(appDelegate.handlers.count == 1)
+        clock.advance(by: .seconds(5))
+        #expect(system.lifecycleState == .background, "the URLSession events assertion holds it")
+        #expect(system.assertions.map(\.name) == ["URLSession events"])
+        for handler in appDelegate.handlers { handler() }
+        clock.advance(by: .seconds(1))
+        #expect(system.lifecycleState == .suspended, "the completion handler let it suspend again")
+        #expect(system.assertions.isEmpty)
+        setup.session.invalidateAndCancel()
+        await harness.stop()
+    }
+
+    @Test("an app that never calls handleEvents' completion handler is suspended when the assertion's time runs out")
+    func handlerNeverCalled() async throws {
+        let setup = try await suspendedWithDownload(sendsLaunchEvents: true)
+        let (harness, system, clock, recorder, appDelegate) = (
+            setup.harness, setup.system, setup.clock, setup.recorder, setup.appDelegate
+        )
+        try await completedInTheEngine(harness, recorder)
+        try await runWake(clock, recorder)
+        await recorder.waitForEvents()
+        #expect(appDelegate.handlers.count == 1)
+        #expect(system.lifecycleState == .background)
+        clock.advance(by: .seconds(200))  // past the background time budget (30 s under .iOS)
+        #expect(system.lifecycleState == .suspended, "not kept running for ever")
+        #expect(system.assertions.isEmpty)
+        setup.session.invalidateAndCancel()
+        await harness.stop()
     }
 
     @Test(

@@ -253,11 +253,14 @@ final class BackgroundSessionCore: @unchecked Sendable {
     private func receive(_ event: TransferEvent) {
         if let runner = service as? any DelegateCallRunner {
             runner.runDelegateCall { self.deliver(event) }
-        } else if !configuration.sessionSendsLaunchEvents,
-            let system = (application ?? UIApplication.existing)?.connection as? EmbeddedSystem
-        {
-            // Embedded mode: held while the app is suspended (EmbeddedSystem+TransferEvents).
-            system.routeTransferEvent { self.queue.addOperation { self.deliver(event) } }
+        } else if let system = (application ?? UIApplication.existing)?.connection as? EmbeddedSystem {
+            // Embedded mode: held while the app is suspended; a completion of a session that
+            // sends launch events resumes it in the background (EmbeddedSystem+TransferEvents).
+            var wakes = false
+            if case .completed = event { wakes = configuration.sessionSendsLaunchEvents }
+            system.routeTransferEvent(session: identifier, wakes: wakes) {
+                self.queue.addOperation { self.deliver(event) }
+            }
         } else {
             queue.addOperation { self.deliver(event) }
         }
