@@ -114,6 +114,11 @@ struct EmbeddedLaunchEventsTests {
             clock.runPending()
             try await Task.sleep(for: .milliseconds(20))
         }
+        // Fails here rather than waiting for ever for events that nothing delivers.
+        try #require(
+            recorder.log.withLock { $0.contains("handleEventsForBackgroundURLSession") },
+            "not resumed for its events: \(recorder.log.withLock { $0 })"
+        )
     }
 
     @Test(
