@@ -14,57 +14,22 @@ struct DaemonConnectionTests {
     static let task = "com.example.api.work"
 
     /// A backgroundd on a state directory of its own, with the API app installed.
-    final class Daemon: @unchecked Sendable {
-        let directory: TemporaryDirectory
-        let state: String
-        let socket: String
-        let log: String
-        var process = Process()
-
+    final class Daemon: InstalledDaemon, @unchecked Sendable {
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         init() throws {
-            directory = try TemporaryDirectory()
-            log = directory.path + "/app.log"
-            // Open to all: the daemon starts the app under a uid of its own when it runs as root.
-            _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
-            let manifest: [String: Any] = [
-                "CFBundleIdentifier": DaemonConnectionTests.app,
-                "BGTaskSchedulerPermittedIdentifiers": [DaemonConnectionTests.task],
-                "UIBackgroundModes": ["processing"],
-                "BackgroundLaunch": [
-                    "Arguments": [
-                        builtExecutable("daemon-api-test-app").path, "--task", DaemonConnectionTests.task, "--log", log,
-                    ]
-                ],
-            ]
-            state = try directory.daemonState(manifests: ["api.json": manifest])
-            socket = state + "/run/backgroundd.sock"
-            try start()
-        }
-
-        /// Starts backgroundd (again) and waits until it answers on its socket.
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func start() throws {
-            process = Process()
-            process.executableURL = builtExecutable("backgroundd")
-            process.arguments = ["--state-dir", state, "--background-time", "2", "--log-level", "error"]
-            process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            guard RealAppTests.waitFor(seconds: 60, { (try? bgctl(["status"]).status) == 0 }) else {
-                throw CocoaError(.fileNoSuchFile)
+            try super.init(manifestFile: "api.json", arguments: ["--background-time", "2"]) { log in
+                [
+                    "CFBundleIdentifier": DaemonConnectionTests.app,
+                    "BGTaskSchedulerPermittedIdentifiers": [DaemonConnectionTests.task],
+                    "UIBackgroundModes": ["processing"],
+                    "BackgroundLaunch": [
+                        "Arguments": [
+                            builtExecutable("daemon-api-test-app").path, "--task", DaemonConnectionTests.task, "--log",
+                            log,
+                        ]
+                    ],
+                ]
             }
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func killNine() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
         @available(*, noasync, message: "blocks its thread: call it in an onThread body")
@@ -80,15 +45,6 @@ struct DaemonConnectionTests {
                 arguments: ["--task", DaemonConnectionTests.task],
                 home: state
             )
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func stop() {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            directory.remove()
         }
     }
 

@@ -18,55 +18,20 @@ struct DaemonTransferTests {
 
     /// A backgroundd in its default mode (as root: the app under a uid of its own) with the
     /// transfer app installed; the app's container is the daemon's, `<state>/containers/<app>`.
-    final class Daemon: @unchecked Sendable {
-        let directory: TemporaryDirectory
-        let state: String
-        let socket: String
-        let log: String
-        let container: String
-        var process = Process()
+    final class Daemon: InstalledDaemon, @unchecked Sendable {
+        var container: String { state + "/containers/" + DaemonTransferTests.app }
 
+        /// The default mode: as root, each app under a uid of its own, its files its own.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         init() throws {
-            directory = try TemporaryDirectory()
-            log = directory.path + "/app.log"
-            // Open to all: the daemon starts the app under a uid of its own when it runs as root.
-            _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
-            let manifest: [String: Any] = [
-                "CFBundleIdentifier": DaemonTransferTests.app,
-                "BackgroundLaunch": [
-                    "Arguments": [builtExecutable("daemon-transfer-test-app").path, "--log", log]
-                ],
-            ]
-            state = try directory.daemonState(manifests: ["transfers.json": manifest])
-            container = state + "/containers/" + DaemonTransferTests.app
-            socket = state + "/run/backgroundd.sock"
-            try start()
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func start() throws {
-            process = Process()
-            process.executableURL = builtExecutable("backgroundd")
-            // The default mode: as root, each app under a uid of its own, its files its own.
-            process.arguments = ["--state-dir", state, "--log-level", "error"]
-            process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            guard RealAppTests.waitFor(seconds: 60, { (try? bgctl(["status"]).status) == 0 }) else {
-                throw CocoaError(.fileNoSuchFile)
+            try super.init(manifestFile: "transfers.json") { log in
+                [
+                    "CFBundleIdentifier": DaemonTransferTests.app,
+                    "BackgroundLaunch": [
+                        "Arguments": [builtExecutable("daemon-transfer-test-app").path, "--log", log]
+                    ],
+                ]
             }
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func killNine() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
-            try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
         }
 
         /// The app started by the user (through the daemon's socket), with `arguments`.
@@ -88,15 +53,6 @@ struct DaemonTransferTests {
         /// The lines the app's processes logged, in order.
         var lines: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        }
-
-        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func stop() {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            directory.remove()
         }
     }
 

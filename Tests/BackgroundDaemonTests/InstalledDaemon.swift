@@ -1,0 +1,69 @@
+import BackgroundTestSupport
+import Foundation
+
+/// A real `backgroundd` on a state directory of its own with one app installed by manifest, for
+/// the suites that run real apps under it across restarts (`DaemonConnectionTests`,
+/// `DaemonTransferTests`); each suite's `Daemon` adds what its app needs.
+///
+/// Its calls block their thread (they wait for processes): run them in an `onThread` body, never
+/// on the cooperative pool.
+class InstalledDaemon: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let state: String
+    let socket: String
+    /// The file the installed app logs to (open to all: as root the daemon starts the app under
+    /// a uid of its own).
+    let log: String
+    let arguments: [String]
+    var process = Process()
+
+    /// Installs the manifest `manifest(log)` as `manifestFile` and starts the daemon with
+    /// `--state-dir <state>`, `arguments` and `--log-level error`.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    init(manifestFile: String, arguments: [String] = [], manifest: (_ log: String) -> [String: Any]) throws {
+        directory = try TemporaryDirectory()
+        log = directory.path + "/app.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
+        state = try directory.daemonState(manifests: [manifestFile: manifest(log)])
+        socket = state + "/run/backgroundd.sock"
+        self.arguments = arguments
+        try start()
+    }
+
+    /// Starts backgroundd (again) and waits until it answers on its socket.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func start() throws {
+        process = Process()
+        process.executableURL = builtExecutable("backgroundd")
+        process.arguments = ["--state-dir", state] + arguments + ["--log-level", "error"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard RealAppTests.waitFor(seconds: 60, { (try? bgctl(["status"]).status) == 0 }) else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+    }
+
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func killNine() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// `bgctl daemon <arguments>` against this daemon.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func bgctl(_ arguments: [String]) throws -> ChildProcessResult {
+        try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
+    }
+
+    /// Ends the daemon and removes its directory.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        directory.remove()
+    }
+}
