@@ -18,7 +18,7 @@ extension DaemonEngine {
                 outbox.close(session.link, reason: "replaced by \(incarnation)")
             }
             // The app's effects wait (awaitingConnection) until its hello, so the welcome comes first.
-            state.sessions[link.linkID] = Session(link: link, role: .app(app))
+            state.sessions[link.linkID] = Session(link: link, role: .inherited(app))
         }
         outbox.flush()
     }
@@ -32,7 +32,7 @@ extension DaemonEngine {
             return  // already closed
         case (.awaitingHello?, .hello(let hello)):
             acceptHello(hello, from: link, peer: peer)
-        case (.app(let app)?, .hello(let hello)):
+        case (.inherited(let app)?, .hello(let hello)):
             // An inherited connection says hello too; it must name its own app.
             guard case .app(let claimed) = hello.role, claimed == app,
                 hello.protocolVersion == Int(ProtocolCodec.version)
@@ -42,6 +42,7 @@ extension DaemonEngine {
             // Welcome, then what waited for it, under the lock: no push can come between (sends
             // only queue on the channel, they never call back).
             state.withLock { state in
+                state.sessions[link.linkID]?.role = .app(app)
                 state.appLinks[app] = link.linkID
                 link.send(.welcome(welcomeLocked(for: app, in: &state)))
                 let waiting = state.awaitingConnection.removeValue(forKey: app) ?? []
@@ -57,8 +58,10 @@ extension DaemonEngine {
             transferCall(call, from: app, link: link)
         case (.control?, .control(let request)):
             control(request, from: link)
-        case (.awaitingHello?, _):
+        case (.awaitingHello?, _), (.inherited?, _):
             refuse(link, DaemonRefusal(.protocolViolation, "the first message must be a hello"))
+        case (.app?, .hello):
+            refuse(link, DaemonRefusal(.protocolViolation, "a connection says hello once"))
         case (.control?, .hello), (.control?, .app):
             refuse(link, DaemonRefusal(.notPermitted, "a control client sends control requests only"))
         case (.app?, .control):
@@ -86,7 +89,14 @@ extension DaemonEngine {
             state.withLock { $0.sessions[link.linkID]?.role = .control(followsLog: false) }
             link.send(.welcome(DaemonWelcome()))
         case .app(let app):
-            guard let installed = state.withLock({ $0.installed[app] }) else {
+            let installed = state.withLock { $0.installed[app] }
+            // A peer that may not speak as any app of this name learns nothing from the refusal:
+            // the same code and words whether the app is installed or not, and no uid of it.
+            if let peer, !IdentityCheck.mayClaim(app: installed, peer: peer, daemonUID: daemonUID) {
+                logger.warning("refused a connection claiming to be \(app): uid \(peer.uid) may not")
+                return refuse(link, DaemonRefusal(.notTheApp, "uid \(peer.uid) may not connect as \(app)"))
+            }
+            guard let installed else {
                 return refuse(link, DaemonRefusal(.notInstalled, "\(app) is not installed (no manifest names it)"))
             }
             if let peer, let why = IdentityCheck.refusal(of: peer, as: installed, daemonUID: daemonUID) {

@@ -66,6 +66,8 @@ public final class DaemonEngine: Sendable {
         var role: Role
         enum Role {
             case awaitingHello
+            /// A connection the daemon made for an app it started, before the app's hello.
+            case inherited(AppID)
             case app(AppID)
             case control(followsLog: Bool)
         }

@@ -66,20 +66,15 @@ public final class DaemonServer: Sendable {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let counter = Atomic<Int>(0)
-        let open = Atomic<Int>(0)
+        let admission = Admission(limits: limits, logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: false)
             .childChannelInitializer { channel in
                 let id = counter.add(1, ordering: .relaxed).newValue
                 let link = SocketLink(linkID: id, channel: channel, limits: limits, logger: logger)
-                let count = open.add(1, ordering: .relaxed).newValue
-                channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
-                guard count <= limits.maximumConnections else {
-                    logger.warning("connection \(id) refused: \(count - 1) connections are open already")
-                    return channel.close()
-                }
                 return PeerCredentialsReader.read(channel).flatMapThrowing { peer in
+                    guard admission.admit(channel, id: id, peer: peer) else { return }
                     engine.connected(link)
                     try channel.pipeline.syncOperations.addHandler(
                         FrameChannelHandler(engine: engine, link: link, peer: peer, limits: limits, logger: logger)
@@ -104,6 +99,46 @@ public final class DaemonServer: Sendable {
         try? await channel.close()
         try? directory.removeSocket(socketName)
         try? await group.shutdownGracefully()
+    }
+}
+
+/// The connection quota of a server (``ConnectionQuota``), applied at accept, with its
+/// refusals logged sparingly (``RefusalLog``).
+final class Admission: Sendable {
+    private let state: Mutex<(quota: ConnectionQuota, refusals: RefusalLog)>
+    private let logger: Logger
+
+    init(limits: DaemonLimits, logger: Logger) {
+        let quota = ConnectionQuota(
+            limits: .init(
+                maximumConnections: limits.maximumConnections,
+                maximumPerUser: limits.maximumConnectionsPerUser,
+                reservedForPrivileged: limits.reservedConnections
+            ),
+            privileged: limits.privilegedUserIDs ?? [0, SystemCall.effectiveUserID]
+        )
+        state = Mutex((quota, RefusalLog()))
+        self.logger = logger
+    }
+
+    /// Counts the connection against its uid until it closes, or closes it at once. A peer
+    /// without credentials counts as a uid nobody has.
+    func admit(_ channel: any Channel, id: Int, peer: PeerIdentity?) -> Bool {
+        let uid = peer?.uid ?? UInt32.max
+        let (decision, logged) = state.withLock { state -> (ConnectionQuota.Decision, Int?) in
+            let decision = state.quota.admit(uid: uid)
+            guard case .refused = decision else { return (decision, nil) }
+            return (decision, state.refusals.refused(uid: uid))
+        }
+        guard case .refused(let reason) = decision else {
+            channel.closeFuture.whenComplete { [self] _ in state.withLock { $0.quota.release(uid: uid) } }
+            return true
+        }
+        if let logged {
+            logger.warning("connection \(id) refused (\(logged) of uid \(uid) so far): \(reason)")
+        }
+        channel.close(promise: nil)
+        return false
     }
 }
 

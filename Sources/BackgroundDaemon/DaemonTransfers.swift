@@ -117,6 +117,12 @@ extension DaemonTransfers {
                 var options = latest?.sessionOptions ?? TransferSessionOptions(app: app.id, session: session)
                 options.app = app.id
                 options.session = session
+                // Read back from the store, so checked as an app's attach is (timeouts that
+                // would trap in the engine's arithmetic, issue 25).
+                if let why = TransferCall.attach(options).problem(from: app.id) {
+                    logger.warning("\(app.id): the stored options of \(session) are refused (\(why)); defaults apply")
+                    options = TransferSessionOptions(app: app.id, session: session)
+                }
                 attachForDaemon(options, engine: entry.engine)
             }
             logger.notice("\(app.id): \(stored.count) transfer(s) restored from the store")

@@ -19,6 +19,7 @@ final class FrameChannelHandler: ChannelInboundHandler {
     private var decoder: FrameDecoder
     private var helloTimer: Scheduled<Void>?
     private var failed = false
+    private var saidHello = false
 
     init(engine: DaemonEngine, link: SocketLink, peer: PeerIdentity?, limits: DaemonLimits, logger: Logger) {
         self.engine = engine
@@ -26,7 +27,9 @@ final class FrameChannelHandler: ChannelInboundHandler {
         self.peer = peer
         self.limits = limits
         self.logger = logger
-        self.decoder = FrameDecoder(maximumFrameBytes: limits.maximumFrameBytes)
+        // The first frame, the hello, is read before the peer is known: a small limit, raised
+        // once it has been handled (``DaemonLimits/maximumHelloBytes``).
+        self.decoder = FrameDecoder(maximumFrameBytes: min(limits.maximumHelloBytes, limits.maximumFrameBytes))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -46,8 +49,17 @@ final class FrameChannelHandler: ChannelInboundHandler {
         if let bytes = buffer.readBytes(length: buffer.readableBytes) { decoder.append(bytes) }
         do {
             while let payload = try decoder.nextFrame() {
-                let request = try ProtocolCodec.decode(DaemonRequest.self, from: payload)
+                let isHello = !saidHello
+                let request = try ProtocolCodec.decode(
+                    DaemonRequest.self,
+                    from: payload,
+                    limits: isHello ? limits.helloWireLimits : .standard
+                )
                 engine.received(request, from: link, peer: peer)
+                if isHello {
+                    saidHello = true
+                    decoder.maximumFrameBytes = limits.maximumFrameBytes
+                }
             }
         } catch {
             failed = true

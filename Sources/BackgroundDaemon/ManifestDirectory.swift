@@ -12,7 +12,8 @@ import Glibc
 /// JSON document with the same keys, read by the package's manifest loader, plus an optional
 /// `BackgroundLaunch` dictionary (``LaunchCommand``). Files are opened with `O_NOFOLLOW`
 /// relative to the checked directory; links, directories and files owned by another user are
-/// refused. A bad manifest is reported by its file name and the others still load; two files
+/// refused, and so is a manifest whose executable another user could replace
+/// (``ExecutableTrust``). A bad manifest is reported by its file name and the others still load; two files
 /// naming the same bundle identifier are both refused (the daemon cannot tell which is meant).
 public struct ManifestDirectory: Sendable {
     /// A manifest that was not loaded.
@@ -82,6 +83,15 @@ public struct ManifestDirectory: Sendable {
             throw DaemonError(.badManifest, error.description)
         }
         let launch = try LaunchCommandReader.launchCommand(in: data)
+        if let executable = launch?.executable,
+            let problem = ExecutableTrust.problem(
+                of: executable,
+                daemonUID: SystemCall.effectiveUserID,
+                missingIsAllowed: true
+            )
+        {
+            throw DaemonError(.badManifest, "names an executable that is not safe to run: \(problem)")
+        }
         return InstalledApp(manifest: manifest, launch: launch, file: name)
     }
 

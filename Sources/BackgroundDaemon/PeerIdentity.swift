@@ -46,9 +46,8 @@ enum IdentityCheck {
     /// without a launch command in its manifest names no executable, so only its uid is checked
     /// (the manifest says so).
     static func refusal(of peer: PeerIdentity, as app: InstalledApp, daemonUID: UInt32) -> String? {
-        guard peer.uid == daemonUID || peer.uid == 0 || peer.uid == app.user?.uid else {
-            let own = app.user.map { " nor \(app.id)'s own (\($0.uid))" } ?? ""
-            return "uid \(peer.uid) is not the daemon's user (\(daemonUID))\(own)"
+        guard mayClaim(app: app, peer: peer, daemonUID: daemonUID) else {
+            return "uid \(peer.uid) may not connect as \(app.id)"  // names no uid of the app's
         }
         guard let expected = app.launch?.executable else { return nil }
         guard let running = peer.executable else {
@@ -59,6 +58,13 @@ enum IdentityCheck {
                 "pid \(peer.pid) runs \(ControlCharacters.escaped(running)), not \(ControlCharacters.escaped(expected))"
         }
         return nil
+    }
+
+    /// Whether `peer`'s uid may speak as an app of this name: the daemon's user, root, or the
+    /// installed app's own uid. With no installed app only the first two may, and they may learn
+    /// that it is not installed; anyone else is told the same whether it is or not.
+    static func mayClaim(app: InstalledApp?, peer: PeerIdentity, daemonUID: UInt32) -> Bool {
+        peer.uid == daemonUID || peer.uid == 0 || (app?.user.map { peer.uid == $0.uid } ?? false)
     }
 
     /// Whether `peer` may be a control client: the daemon's user (or root), and not the process

@@ -84,6 +84,15 @@ public final class SpawnedAppProcesses: AppProcesses {
         guard let command = app.launch else {
             throw DaemonError(.badManifest, "\(app.id) has no BackgroundLaunch in \(app.file): it cannot be launched")
         }
+        // Checked again at each launch: the file or a directory above it may have changed hands.
+        // A missing one is left to the spawn, which says so with its errno.
+        if let problem = ExecutableTrust.problem(
+            of: command.executable,
+            daemonUID: SystemCall.effectiveUserID,
+            missingIsAllowed: true
+        ) {
+            throw DaemonError(.badManifest, "\(app.id) is not launched: \(problem)")
+        }
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw DaemonError(.socket, "socketpair: \(String(cString: strerror(errno)))")

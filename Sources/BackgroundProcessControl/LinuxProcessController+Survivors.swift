@@ -54,9 +54,13 @@ extension LinuxProcessController {
         !owner.isThisRun && (owner.daemon == SystemCall.processID || !isAlive(owner.daemon))
     }
 
-    /// Whether a process with this pid exists.
-    private static func isAlive(_ pid: pid_t) -> Bool {
-        Glibc.kill(pid, 0) == 0 || errno == EPERM
+    /// Whether a process with this pid exists and has not ended: a zombie (a killed daemon its
+    /// parent has not reaped yet) answers `kill(pid, 0)` but is dead, and its apps survivors.
+    /// Where its status cannot be read it counts as alive (the safe mistake).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard Glibc.kill(pid, 0) == 0 || errno == EPERM else { return false }
+        let state = ProcFileSystem.status(of: pid)?.state
+        return state != "Z" && state != "X"
     }
 
     /// The member that leads its own process group and whose parent is not in the cgroup.

@@ -17,7 +17,11 @@ public struct FrameDecoder: Sendable {
     public static let defaultMaximumFrameBytes = 1 << 20
 
     /// The largest payload this decoder accepts.
-    public let maximumFrameBytes: Int
+    /// The largest payload accepted; it may be raised once a peer is known (a small limit for
+    /// its first frame, the usual one after).
+    public var maximumFrameBytes: Int {
+        didSet { maximumFrameBytes = max(0, maximumFrameBytes) }
+    }
     private var buffer: [UInt8] = []
     private var start = 0
 

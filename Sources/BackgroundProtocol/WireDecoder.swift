@@ -41,6 +41,14 @@ private func decodeValue<Value: Decodable>(
     switch type {
     case is Instant.Type:
         return Instant(offset: try decodeValue(Duration.self, from: value, path: path)) as! Value
+    case is Duration.Type:
+        // Exact on the wire (two integers of attoseconds), so any Int128 could arrive: one past
+        // the timeline (about ±7.3 × 10^10 years) is refused here, before any arithmetic.
+        let duration = try Duration(from: TreeDecoder(value: value, codingPath: path))
+        guard Instant.isOnTimeline(duration) else {
+            throw mismatch(path, "a duration or instant beyond the timeline (more than Int64.max / 4 seconds)")
+        }
+        return duration as! Value
     case is ConditionWait.Type:
         return try decodeValue(ExactConditionWait.self, from: value, path: path).wait as! Value
     case is Bool.Type:

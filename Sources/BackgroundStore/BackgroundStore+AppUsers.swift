@@ -16,7 +16,10 @@ extension BackgroundStore {
         let path = path
         let rows = try read { db in try Row.fetchAll(db, sql: "SELECT owner, id FROM app_users ORDER BY owner") }
         return try rows.map { row throws(StoreError) in
-            let owner = (row["owner"] as String?) ?? ""
+            // Through the value's storage, never `as String?`, which stops the process on a
+            // BLOB that is not UTF-8; the key only names the row in an error.
+            let owner: String
+            if case .string(let text) = (row["owner"] as DatabaseValue).storage { owner = text } else { owner = "?" }
             let stored = StoredRow(
                 row: row,
                 table: "app_users",

@@ -75,6 +75,11 @@ extension BackgroundStore: TransferCheckpointStore {
             )
             let session = try stored.text("session")
             let task = try stored.integer("task")
+            // The next task's identifier is the largest restored one + 1: an identifier near
+            // Int.max would make that overflow (issue 25). URLSession's are small and positive.
+            guard (1...Int(Int32.max)).contains(task) else {
+                throw stored.invalid("task \(task) is not within 1...\(Int32.max)")
+            }
             let checkpoint: TransferCheckpoint
             do {
                 checkpoint = try JSONDecoder().decode(

@@ -56,7 +56,15 @@ struct DownloadAttempt {
             run.reporter.checkpoint(transfer)
             if status == 206, let total = transfer.expectedLength, transfer.bytesDone < total {
                 // The range ended before the resource did (a server may answer part of what was
-                // asked): the next request asks for the rest.
+                // asked): the next request asks for the rest, at once unless the part was tiny.
+                guard transfer.bytesDone - start >= run.policy.minimumPartBytes else {
+                    return .failed(
+                        .transient(
+                            TransferFailure.connectionLostCode,
+                            "the server answered \(transfer.bytesDone - start) bytes of the range asked for"
+                        )
+                    )
+                }
                 return .continued
             }
             if let expected = transfer.expectedSHA256, (200...299).contains(status) {
@@ -96,7 +104,7 @@ struct DownloadAttempt {
         resuming: Bool,
         transfer: inout TransferCheckpoint
     ) throws(TransferFailure) -> Plan {
-        let length = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let length = response.headers.first(name: "Content-Length").flatMap(HTTPDecimal.parse)
         let etag = response.headers.first(name: "ETag")
         let modified = response.headers.first(name: "Last-Modified")
         if status == 206 {
@@ -140,7 +148,7 @@ struct DownloadAttempt {
         run.reporter.checkpoint(transfer)
         for try await buffer in body {
             let count = Int64(buffer.readableBytes)
-            if let end, offset + count > end {
+            if let end, count > end - offset {  // both non-negative: no overflow
                 throw TransferFailure.transient(
                     TransferFailure.badServerResponseCode,
                     "the server sent more than the \(end - start) bytes it announced"
@@ -206,6 +214,9 @@ struct DownloadAttempt {
 }
 
 /// `Content-Range: bytes first-last/total` (total may be `*`).
+///
+/// Every number is an ``HTTPDecimal`` (at most 18 digits), so `last + 1` and
+/// `last - first + 1` never overflow, whatever a server states.
 struct ContentRange: Sendable, Hashable, CustomStringConvertible {
     var first: Int64
     var last: Int64
@@ -213,12 +224,13 @@ struct ContentRange: Sendable, Hashable, CustomStringConvertible {
 
     init?(_ value: String?) {
         guard let value, value.hasPrefix("bytes "), value.utf8.count < 100 else { return nil }
-        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = HTTPDecimal.parse(bounds[0]), let last = HTTPDecimal.parse(bounds[1]),
+            last >= first
         else { return nil }
-        let total = parts[1] == "*" ? nil : Int64(parts[1])
+        let total = parts[1] == "*" ? nil : HTTPDecimal.parse(parts[1])
         guard parts[1] == "*" || total.map({ $0 > last }) == true else { return nil }
         (self.first, self.last, self.total) = (first, last, total)
     }

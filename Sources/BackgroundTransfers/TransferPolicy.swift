@@ -23,6 +23,11 @@ public struct TransferPolicy: Sendable, Hashable {
     public var maximumHeaderBytes: Int = 64 << 10
     /// The most redirects one request follows (Apple's: 16).
     public var maximumRedirects: Int = 16
+    /// A `206` that ends before the resource and carried fewer bytes than this counts as a
+    /// failed attempt (with its backoff); a larger part is continued at once. A server that
+    /// answers one byte at a time then costs at most ``maximumAttempts`` requests, not one per
+    /// byte until the resource timeout (issue 25, finding 8).
+    public var minimumPartBytes: Int64 = 16 << 10
     /// The size of the chunks an upload reads from its file.
     public var uploadChunkBytes: Int = 64 << 10
 

@@ -94,8 +94,10 @@ struct Backgroundd: AsyncParsableCommand {
         default: throw ValidationError("--policy: \(policy) is not ios or server")
         }
         if let backgroundTime {
-            guard backgroundTime.isFinite, backgroundTime > 0 else {
-                throw ValidationError("--background-time: \(backgroundTime) is not a number of seconds above 0")
+            guard backgroundTime.isFinite, backgroundTime > 0, backgroundTime <= 1e6 else {
+                throw ValidationError(
+                    "--background-time: \(backgroundTime) is not a number of seconds above 0 and at most 1000000"
+                )
             }
             systemPolicy.backgroundTimeBudget = .milliseconds(Int64(backgroundTime * 1000))
         }

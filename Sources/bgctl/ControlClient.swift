@@ -23,8 +23,8 @@ struct LiveAppOptions: ParsableArguments {
     var timeout: Double = 5
 
     func validate() throws {
-        guard timeout.isFinite, timeout > 0 else {
-            throw ValidationError("--timeout must be a number of seconds above 0")
+        guard timeout.isFinite, timeout > 0, timeout <= 86_400 else {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400")
         }
         if let pid, pid <= 0 { throw ValidationError("--pid must be a process identifier above 0") }
     }

@@ -220,7 +220,7 @@ struct AppUserProcessTests {
         #expect(claim.status == 64)
         #expect(
             claim.error.contains(
-                "refused: notTheApp: uid \(alpha.uid) is not the daemon's user (0) nor \(Self.apps[1])'s own (\(beta.uid))"
+                "refused: notTheApp: uid \(alpha.uid) may not connect as \(Self.apps[1])"
             ),
             "\(claim.error)"
         )

@@ -296,10 +296,7 @@ struct AppUserIdentityTests {
         #expect(own.last?.isWelcome == true)
         let impostor = Self.hello(engine, .app("com.example.b"), uid: 200_000)
         #expect(impostor.refusal?.code == .notTheApp)
-        #expect(
-            impostor.refusal?.message
-                == "uid 200000 is not the daemon's user (\(getuid())) nor com.example.b's own (200001)"
-        )
+        #expect(impostor.refusal?.message == "uid 200000 may not connect as com.example.b")
         #expect(impostor.isClosed)
         let control = Self.hello(engine, .control, uid: 200_000)
         #expect(control.refusal?.code == .notPermitted)
@@ -312,6 +309,32 @@ struct AppUserIdentityTests {
         #expect(Self.hello(engine, .app("com.example.b"), uid: getuid()).refusal == nil)
         let other = Self.hello(engine, .app("com.example.a"), uid: 200_000)
         #expect(other.refusal?.code == .notTheApp)
-        #expect(other.refusal?.message == "uid 200000 is not the daemon's user (\(getuid()))")
+        #expect(other.refusal?.message == "uid 200000 may not connect as com.example.a")
+    }
+
+    /// Issue 25, finding 11: `notInstalled` for a missing app and `notTheApp` with the app's uid
+    /// for an installed one let any local user list the installed apps and their uids.
+    @Test("a uid that may not claim an app is told the same whether it is installed or not, and no uid")
+    func refusalsTellNothing() throws {
+        let engine = try Self.engine(.perAppUsers(Self.range, containers: "/srv/containers"), users: true)
+        let installed = Self.hello(engine, .app("com.example.b"), uid: 300_000)
+        let missing = Self.hello(engine, .app("com.example.missing"), uid: 300_000)
+        #expect(installed.refusal?.code == .notTheApp && missing.refusal?.code == .notTheApp)
+        #expect(installed.refusal?.message == "uid 300000 may not connect as com.example.b")
+        #expect(missing.refusal?.message == "uid 300000 may not connect as com.example.missing")
+        #expect(installed.isClosed && missing.isClosed)
+        // The daemon's own user (and root) may still learn that an app is not installed.
+        #expect(Self.hello(engine, .app("com.example.missing"), uid: getuid()).refusal?.code == .notInstalled)
+    }
+
+    @Test("a second hello on an app's connection is refused and closes it, as the protocol says")
+    func secondHello() throws {
+        let engine = try Self.engine(.perAppUsers(Self.range, containers: "/srv/containers"), users: true)
+        let link = Self.hello(engine, .app("com.example.a"), uid: 200_000)
+        #expect(link.last?.isWelcome == true)
+        let peer = PeerIdentity(pid: 4242, uid: 200_000, executable: Self.executable)
+        engine.received(.hello(ClientHello(role: .app("com.example.a"))), from: link, peer: peer)
+        #expect(link.refusal?.code == .protocolViolation)
+        #expect(link.isClosed)
     }
 }

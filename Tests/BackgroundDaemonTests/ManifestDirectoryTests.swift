@@ -67,6 +67,59 @@ struct ManifestDirectoryTests {
         #expect(problems["open.json"]?.contains("written by other users") == true)
     }
 
+    /// Issue 25, finding 5: a correctly owned manifest could name an executable that another
+    /// user owns, or may replace through a directory it can write; the daemon then ran that
+    /// user's code as the app's uid (as root with `--app-users off`).
+    @Test("a manifest whose executable another user could replace is refused, naming the path")
+    func untrustedExecutable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let bin = directory.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        func executable(_ name: String, mode: Int, owner: UInt32? = nil) throws -> String {
+            let path = bin + "/" + name
+            try directory.write("bin/" + name, "#!/bin/sh\n", mode: mode)
+            if let owner { #expect(chown(path, owner, owner) == 0) }
+            return path
+        }
+        let good = try executable("good", mode: 0o755)
+        let groupWritable = try executable("group-writable", mode: 0o775)
+        // A directory others can write, without the sticky bit: anyone may rename a file in it.
+        let open = directory.path + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        chmod(open, 0o777)
+        let inOpen = open + "/app"
+        try directory.write("open/app", "#!/bin/sh\n", mode: 0o755)
+        // A link to a file that is not safe is not safe either.
+        try FileManager.default.createSymbolicLink(atPath: bin + "/link", withDestinationPath: groupWritable)
+        var manifests = [
+            ("good", good), ("group-writable", groupWritable), ("in-open", inOpen), ("link", bin + "/link"),
+            ("not-yet", bin + "/installed-later"),
+        ]
+        if getuid() == 0 {  // only root can give a file away
+            manifests.append(("other-user", try executable("other-user", mode: 0o755, owner: 4242)))
+        }
+        let manifestsDirectory = directory.path + "/apps"
+        try FileManager.default.createDirectory(atPath: manifestsDirectory, withIntermediateDirectories: false)
+        chmod(manifestsDirectory, 0o700)
+        for (name, path) in manifests {
+            try directory.write("apps/\(name).json", manifestJSON("com.example.\(name)", executable: path))
+        }
+        let loaded = try ManifestDirectory.load(from: manifestsDirectory)
+        #expect(loaded.apps.map(\.id.bundleIdentifier) == ["com.example.good", "com.example.not-yet"])
+        let reasons = Dictionary(uniqueKeysWithValues: loaded.problems.map { ($0.file, $0.reason) })
+        let prefix = "names an executable that is not safe to run: "
+        #expect(reasons["group-writable.json"] == prefix + groupWritable + " can be written by other users (mode 775)")
+        #expect(reasons["in-open.json"] == prefix + open + " can be written by other users (mode 777)")
+        #expect(reasons["link.json"] == prefix + groupWritable + " can be written by other users (mode 775)")
+        if getuid() == 0 {
+            #expect(
+                reasons["other-user.json"]
+                    == prefix + bin + "/other-user is owned by uid 4242, who could replace the executable"
+            )
+        }
+    }
+
     @Test("two manifests for one app are both refused")
     func duplicates() throws {
         let directory = try TemporaryDirectory()

@@ -18,6 +18,7 @@ struct SocketServerTests {
     static func withServer<Seen: Sendable>(
         limits: DaemonLimits = .standard,
         installingThisProcess: Bool = false,
+        manifest: AppManifest = AppManifest(bundleIdentifier: "com.example.self"),
         _ body: @escaping @Sendable (String, DaemonEngine) throws -> Seen
     ) async throws -> Seen {
         let directory = try TemporaryDirectory()
@@ -26,7 +27,7 @@ struct SocketServerTests {
         // The test process is com.example.self's process only when asked: an app's process is
         // never a control client.
         let this = InstalledApp(
-            manifest: AppManifest(bundleIdentifier: "com.example.self"),
+            manifest: manifest,
             launch: LaunchCommand(executable: installingThisProcess ? me : "/usr/bin/true"),
             file: "self.json"
         )
@@ -39,8 +40,10 @@ struct SocketServerTests {
             ),
         ]
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        // The journal is on, as in the real daemon: encoding an event's instants is one of the
+        // places an instant from outside once trapped.
         let engine = try DaemonEngine(
-            configuration: .init(logger: logger),
+            configuration: .init(journalPath: directory.path + "/journal", logger: logger),
             store: .inMemory(),
             apps: apps,
             processes: RecordingProcesses()
@@ -176,6 +179,52 @@ struct SocketServerTests {
             return
         }
         #expect(after == "no assertions held")
+    }
+
+    /// Issue 25, finding 2: each of these one-way messages from an installed app trapped in the
+    /// (root) daemon, in `Instant.+` and in the journal's encoding of an instant; the app could
+    /// send it again after every restart.
+    @Test(
+        "an app's message with a duration or instant past the timeline closes its connection only",
+        arguments: [Int128.max, Int128.max / 2, Int128.min, Int128(Int64.max) * 1_000_000_000_000_000_000]
+    )
+    func durationsPastTheTimeline(attoseconds: Int128) async throws {
+        let app: AppID = "com.example.self"
+        let huge = Duration(attoseconds: attoseconds)
+        let manifest = AppManifest(bundleIdentifier: app, backgroundModes: [.fetch])
+        let (fetchClosed, submitClosed, later) = try await Self.withServer(
+            installingThisProcess: true,
+            manifest: manifest
+        ) { path, _ in
+            let fetch = try SocketClient(path: path)
+            _ = try fetch.hello(.app(app))
+            try fetch.send(.app(.oneWay(.setMinimumBackgroundFetchInterval(app, huge))))
+            let fetchClosed = fetch.waitForClose()
+            let submit = try SocketClient(path: path)
+            _ = try submit.hello(.app(app))
+            var request = TaskRequest(identifier: "com.example.not-permitted", kind: .appRefresh)
+            request.submittedAt = Instant(offset: .zero)
+            // The instant as the wire carries it (two integers), set past the timeline by hand:
+            // no Instant in this process can be built there any more.
+            var bytes = try ProtocolCodec.encode(DaemonRequest.app(.oneWay(.submitTaskRequest(app, request))))
+            try Self.replaceFirstZeroDuration(in: &bytes, with: huge)
+            try submit.sendRaw(Frame.encode(bytes))
+            let submitClosed = submit.waitForClose()
+            // This process is the app's, so never a control client: the app connects again.
+            return (fetchClosed, submitClosed, try SocketClient(path: path).hello(.app(app)))
+        }
+        #expect(fetchClosed && submitClosed)
+        #expect(later?.isWelcome == true, "the daemon goes on serving")
+    }
+
+    /// Replaces the first encoded `Duration.zero` (two zero integers) in a message's bytes.
+    static func replaceFirstZeroDuration(in bytes: inout [UInt8], with duration: Duration) throws {
+        let zero = try ProtocolCodec.encode(Duration.zero).dropFirst(4)
+        let replacement = try ProtocolCodec.encode(duration).dropFirst(4)
+        let start = try #require(
+            (0...(bytes.count - zero.count)).first { Array(bytes[$0..<($0 + zero.count)]) == Array(zero) }
+        )
+        bytes.replaceSubrange(start..<(start + zero.count), with: replacement)
     }
 
     @Test("a second daemon on the same socket refuses to start")

@@ -118,6 +118,45 @@ struct PidRecordTests {
         await AppFixture.finish(signals, other)
     }
 
+    /// Issue 25, finding 10: a killed daemon that its parent has not reaped yet is a zombie,
+    /// and `kill(pid, 0)` still succeeds for it; its apps were then taken for a live run's and
+    /// never adopted, and reported suspended while nothing held them.
+    @Test("a survivor of a daemon that is still an unreaped zombie is adopted")
+    func zombieDaemon() async throws {
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        let directory = container.path + "/processes"
+        mkdir(directory, 0o700)
+        // The "previous daemon": a child of this process that has exited and is not reaped.
+        var spawned: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { for argument in argv { free(argument) } }
+        #expect(posix_spawn(&spawned, "/bin/true", nil, nil, argv, environ) == 0)
+        let daemon = spawned
+        #expect(await waitUntil { AppFixture.state(of: daemon) == "Z" }, "the daemon is a zombie")
+        #expect(kill(daemon, 0) == 0, "a zombie answers kill(pid, 0)")
+        let previous = try AppFixture.signalController()
+        let app = try previous.spawn(
+            AppFixture.request(["sleep", "forever"], in: container, label: "com.example.kept")
+        )
+        try "\(app.pid) \(try Self.startTime(of: app.pid))\n".write(
+            toFile: directory + "/com.example.kept@\(daemon).0badf00d.4",
+            atomically: false,
+            encoding: .utf8
+        )
+        let restarted = try LinuxProcessController(
+            configuration: .init(freezer: .processGroupSignals, pidRecordDirectory: directory)
+        )
+        let survivors = try restarted.adoptSurvivors()
+        #expect(survivors.map(\.process.pid) == [app.pid])
+        #expect(survivors.first?.startedBy == daemon)
+        #expect(LinuxProcessController.isAlive(getpid()) && !LinuxProcessController.isAlive(daemon))
+        var status: Int32 = 0
+        #expect(waitpid(daemon, &status, 0) == daemon)
+        if let adopted = survivors.first { try restarted.kill(adopted.process) }
+        await AppFixture.finish(previous, app)
+    }
+
     @Test("a recorded app whose main process is gone has what its group left killed, and its record removed")
     func leftoversOfAGoneApp() async throws {
         let container = try AppFixture.scratch()

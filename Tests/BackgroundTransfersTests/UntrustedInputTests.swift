@@ -1,8 +1,9 @@
 import BackgroundCore
-import BackgroundTransfers
 import Foundation
 import Testing
 import TransferTestServer
+
+@testable import BackgroundTransfers
 
 /// Every bad input of issue 12 item 5: schemes, paths outside the container, resume data,
 /// oversized headers, servers that lie about lengths and ranges.
@@ -174,5 +175,57 @@ struct UntrustedInputTests {
         #expect(done.body == nil)
         #expect(harness.server.counters("/file").requests == TransferHarness.fastPolicy.maximumAttempts)
         await harness.stop()
+    }
+
+    /// Issue 25, finding 1: this 206 trapped at `range.last + 1` and killed the (root) daemon,
+    /// and again after each restart, which restored the transfer from its checkpoint.
+    @Test(
+        "a 206 stating a range up to Int64.max (or any number past 18 digits) is refused, never trapped on",
+        arguments: [
+            "bytes 10-9223372036854775807/*", "bytes 10-9223372036854775806/9223372036854775807",
+            "bytes 10-99999999999999999999/*", "bytes +10-20/*", "bytes 10--20/*", "bytes 10-20/",
+        ]
+    )
+    func rangeToTheEndOfInt64(stated: String) async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 1_000)
+        route.dropAfterBytes = 10
+        route.lie = .statedRange(stated)
+        harness.server.set("/file", route)
+        let done = await harness.completion(of: harness.download("/file"))
+        // Cut after 10 bytes, the lying 206 refused, then the whole body again from byte 0.
+        #expect(done.bodyDigest == TransferHarness.sha256(route.body()), "\(done.outcome)")
+        #expect(harness.server.counters("/file").rangeStarts == [10])
+        #expect(harness.server.counters("/file").requests == 3)
+        await harness.stop()
+    }
+
+    /// Issue 25, finding 8: one-byte 206 answers were each continued at once, without counting
+    /// as an attempt: 4,100 requests in 42 s, bounded only by the 7-day resource timeout.
+    @Test("parts smaller than the policy's minimum count as attempts: a trickling server gets maximumAttempts requests")
+    func tricklingParts() async throws {
+        let harness = try await TransferHarness()
+        var route = LoopbackRoute(size: 100_000)
+        route.dropAfterBytes = 10
+        route.maximumPartBytes = 1
+        harness.server.set("/file", route)
+        let done = await harness.completion(of: harness.download("/file"))
+        #expect(done.outcome.errorCode == -1005, "\(done.outcome)")
+        #expect(harness.server.counters("/file").requests == TransferHarness.fastPolicy.maximumAttempts)
+        await harness.stop()
+    }
+
+    @Test("a stated length is 1 to 18 ASCII digits: no sign, no space, nothing past 10^18")
+    func statedNumbers() {
+        #expect(HTTPDecimal.parse("0") == 0)
+        #expect(HTTPDecimal.parse("1000") == 1_000)
+        #expect(HTTPDecimal.parse("999999999999999999") == 999_999_999_999_999_999)
+        for text in ["", "+5", "-5", " 5", "5 ", "1e3", "0x10", "9223372036854775807", "1000000000000000000", "٣"] {
+            #expect(HTTPDecimal.parse(text) == nil, "\(text)")
+        }
+        #expect(ContentRange("bytes 0-9/10") == ContentRange("bytes 0-9/10"))
+        #expect(ContentRange("bytes 0-9/10")?.last == 9)
+        #expect(ContentRange("bytes 10-9223372036854775807/*") == nil)
+        #expect(ContentRange("bytes 9-8/*") == nil)
     }
 }

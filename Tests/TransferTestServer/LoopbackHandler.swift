@@ -110,13 +110,21 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
                 case .rangeFromZero: stated = 0
                 default: break
                 }
-                headers.add(name: "Content-Range", value: "bytes \(stated)-\(last)/\(route.size)")
+                if case .statedRange(let text) = route.lie {
+                    headers.add(name: "Content-Range", value: text)
+                } else {
+                    headers.add(name: "Content-Range", value: "bytes \(stated)-\(last)/\(route.size)")
+                }
             }
         }
         if status == .ok { for (name, value) in route.wholeAnswerHeaders { headers.add(name: name, value: value) } }
         var length = last + 1 - start
         if case .lengthLongerThanBody(let by) = route.lie { length += by }
-        headers.add(name: "Content-Length", value: "\(length)")
+        if case .statedRange = route.lie, status == .partialContent {
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+        } else {
+            headers.add(name: "Content-Length", value: "\(length)")
+        }
         let drop: Int64? = server.state.withLock { state in
             guard let after = route.dropAfterBytes, route.drops > 0 else { return nil }
             state.routes[path]?.drops -= 1

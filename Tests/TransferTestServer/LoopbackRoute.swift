@@ -8,6 +8,9 @@ public struct LoopbackRoute: Sendable {
         case rangeFromZero
         /// A Content-Length `by` bytes larger than the body sent (the connection then closes).
         case lengthLongerThanBody(by: Int64)
+        /// A 206 that states this `Content-Range` text and no Content-Length (its body as
+        /// sent), as a hostile server may: `bytes 10-9223372036854775807/*`.
+        case statedRange(String)
     }
 
     /// The status of a successful answer.

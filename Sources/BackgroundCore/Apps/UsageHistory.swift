@@ -122,7 +122,11 @@ public struct RuntimeBudget: Sendable, Hashable, Codable {
     public func availableAgain(_ needed: Duration, after now: Instant, capacity: Duration) -> Instant {
         let current = available(at: now, capacity: capacity)
         guard current < needed else { return now }
-        let exact = (now + .seconds(86_400) * ((needed - current) / capacity)).offset
+        // A budget restored from a store is untrusted: one so far below zero (or a capacity of
+        // zero) that it refills in no conceivable time is "never", not a trap below.
+        let days = (needed - current) / capacity
+        guard days.isFinite, days < 1e6 else { return .distantFuture }
+        let exact = (now + .seconds(86_400) * days).offset
         var candidate = Instant(offset: .milliseconds(Int64((exact / .milliseconds(1)).rounded())))
         while available(at: candidate, capacity: capacity) < needed { candidate += .milliseconds(1) }
         return candidate

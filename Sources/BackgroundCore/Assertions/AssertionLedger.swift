@@ -52,10 +52,16 @@ public struct AssertionLedger: Sendable, Hashable {
     }
 
     /// Whether an identifier the app's runtime allocated is new in this process: never issued,
-    /// revoked or used by an earlier process, and a valid identifier.
+    /// revoked or used by an earlier process, and a valid identifier, below
+    /// ``identifierLimit``.
     public func isNew(_ id: AssertionID) -> Bool {
-        id.rawValue >= nextRawID && id.rawValue < Int.max
+        id.rawValue >= nextRawID && id.rawValue < Self.identifierLimit
     }
+
+    /// The identifiers an app's runtime may allocate lie below 2^62: an app that jumps to the
+    /// top (an app's message is untrusted) leaves 3 × 2^62 more identifiers to issue, which no
+    /// process reaches by counting, so the ledger's `+ 1` never overflows (issue 25).
+    public static let identifierLimit = 1 << 62
 
     /// Records an assertion whose identifier the app's runtime allocated; `false`, and nothing
     /// recorded, if the identifier is not new (``isNew(_:)``).

@@ -10,19 +10,43 @@
 /// later - start   // .seconds(30)
 /// ```
 public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    /// The time elapsed since the origin of the timeline.
-    public var offset: Duration
+    /// The time elapsed since the origin of the timeline, from ``distantPast`` to
+    /// ``distantFuture``'s.
+    public let offset: Duration
 
-    /// Creates the instant that lies `offset` after the origin.
+    /// Creates the instant that lies `offset` after the origin, saturating at ``distantFuture``
+    /// and ``distantPast``: no instant lies beyond them, so none can make a later addition or
+    /// its rendering in seconds trap.
     public init(offset: Duration) {
+        let ticks = offset.ticks
+        let limit = Self.limitTicks
+        self.offset = ticks > limit ? Duration(ticks: limit) : ticks < -limit ? Duration(ticks: -limit) : offset
+    }
+
+    /// An instant whose offset is on the timeline already (the operators clamp first).
+    @usableFromInline
+    init(onTimeline offset: Duration) {
         self.offset = offset
     }
 
     /// The origin of the timeline.
     public static let zero = Instant(offset: .zero)
 
-    /// A point later than any a system will reach; used for "never".
+    /// A point later than any a system will reach; used for "never". No instant lies past it:
+    /// moving an instant saturates here (see ``+(_:_:)-(Instant,Duration)``).
     public static let distantFuture = Instant(offset: .seconds(Int64.max / 4))
+
+    /// A point earlier than any a system will reach, `distantFuture`'s mirror; no instant lies
+    /// before it.
+    public static let distantPast = Instant(offset: .seconds(-(Int64.max / 4)))
+
+    /// Whether `duration` fits on the timeline: at most ``distantFuture``'s offset either way.
+    /// An instant always does; a duration that arrives from another process or a file is
+    /// checked against this where it enters (the wire's decoder refuses one that does not).
+    public static func isOnTimeline(_ duration: Duration) -> Bool {
+        let ticks = duration.ticks
+        return ticks <= limitTicks && ticks >= -limitTicks
+    }
 
     // The operators work on one `Int128` of attoseconds (`ticks`), which the compiler inlines
     // (also into other modules: `@inlinable`): `Duration`'s own `<`, `==`, `+` and `-` are calls
@@ -35,14 +59,38 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
     @inlinable
     public static func == (lhs: Instant, rhs: Instant) -> Bool { lhs.offset.ticks == rhs.offset.ticks }
 
+    /// The instant `rhs` after `lhs`, saturating at ``distantFuture`` and ``distantPast``: a
+    /// duration from outside (a fetch interval of `Duration`'s largest value, an app's
+    /// `earliestBeginDate` in 10,000 years) never traps, and "never" plus anything stays never.
     @inlinable
     public static func + (lhs: Instant, rhs: Duration) -> Instant {
-        Instant(offset: Duration(ticks: lhs.offset.ticks + rhs.ticks))
+        let (sum, overflow) = lhs.offset.ticks.addingReportingOverflow(rhs.ticks)
+        return Instant(saturating: sum, overflow: overflow ? (rhs.ticks > 0 ? 1 : -1) : 0)
     }
 
+    /// The instant `rhs` before `lhs`, saturating as ``+(_:_:)-(Instant,Duration)`` does.
     @inlinable
     public static func - (lhs: Instant, rhs: Duration) -> Instant {
-        Instant(offset: Duration(ticks: lhs.offset.ticks - rhs.ticks))
+        let (difference, overflow) = lhs.offset.ticks.subtractingReportingOverflow(rhs.ticks)
+        return Instant(saturating: difference, overflow: overflow ? (rhs.ticks < 0 ? 1 : -1) : 0)
+    }
+
+    /// ``distantFuture``'s offset in attoseconds: `Int64.max / 4` seconds, about 2.3 × 10^36.
+    @inlinable
+    static var limitTicks: Int128 { 2_305_843_009_213_693_951 * 1_000_000_000_000_000_000 }
+
+    /// The instant `ticks` after the origin, clamped to the timeline; `overflow` is the
+    /// direction in which `Int128` overflowed (1 or -1; zero when it did not).
+    @inlinable
+    init(saturating ticks: Int128, overflow: Int128) {
+        let limit = Self.limitTicks
+        if overflow > 0 || ticks > limit {
+            self.init(onTimeline: Duration(ticks: limit))
+        } else if overflow < 0 || ticks < -limit {
+            self.init(onTimeline: Duration(ticks: -limit))
+        } else {
+            self.init(onTimeline: Duration(ticks: ticks))
+        }
     }
 
     @inlinable

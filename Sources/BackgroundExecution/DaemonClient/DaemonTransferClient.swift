@@ -77,7 +77,9 @@ final class DaemonTransferClient: TransferService {
             let all = state.attaching + transfers
             state.attaching = []
             if let entry = state.sessions[session.session] {
-                state.sessions[session.session]?.nextTask = max(entry.nextTask, nextTask)
+                // Bounded as the store bounds task identifiers: the `+ 1` of the next reserve
+                // must not overflow, whatever the other side says.
+                state.sessions[session.session]?.nextTask = max(entry.nextTask, min(nextTask, Int(Int32.max)))
             }
             return all
         }

@@ -65,7 +65,10 @@ extension SystemCall {
 
     /// Sets the receive and send timeouts (`SO_RCVTIMEO`, `SO_SNDTIMEO`): a blocked `read` or
     /// `write` fails with `EAGAIN` after `seconds`.
-    package static func setTimeouts(_ descriptor: Int32, seconds: Double) throws(SystemCallError) {
+    package static func setTimeouts(_ descriptor: Int32, seconds requested: Double) throws(SystemCallError) {
+        // From a command line or a file: saturated to 0...10^9 s (NaN as 0), so the conversion
+        // to whole seconds below never traps.
+        let seconds = requested.isNaN ? 0 : min(max(requested, 0), 1e9)
         let whole = seconds.rounded(.down)
         var value = timeval(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
         for option in [SO_RCVTIMEO, SO_SNDTIMEO] {

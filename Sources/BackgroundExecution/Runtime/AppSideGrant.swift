@@ -19,8 +19,11 @@ package struct AppSideGrant: Sendable {
     /// Takes a pushed state. A new incarnation allocates from the system's next identifier;
     /// within one, allocation never goes back (begins the system has not seen yet took some).
     package mutating func update(_ state: GrantState) {
-        if pushed?.incarnation != state.incarnation || state.nextAssertionID > next {
-            next = state.nextAssertionID
+        // A pushed identifier past the system's limit would make the next `+ 1` overflow: the
+        // limit is the most a system issues from, so it is taken as that.
+        let pushedNext = AssertionID(rawValue: min(state.nextAssertionID.rawValue, AssertionLedger.identifierLimit))
+        if pushed?.incarnation != state.incarnation || pushedNext > next {
+            next = pushedNext
         }
         pushed = state
     }

@@ -102,7 +102,10 @@ public enum ScenarioTime {
             }
             previousUnit = rank
             guard digits.count <= 15, let count = Int64(digits) else { throw tooLong(text, at: path) }
-            total += count * units[rank].milliseconds
+            // 15 digits of days overflow Int64 milliseconds: checked before the product.
+            let (part, overflow) = count.multipliedReportingOverflow(by: units[rank].milliseconds)
+            guard !overflow, part <= milliseconds(of: maximumDuration) else { throw tooLong(text, at: path) }
+            total += part
             guard total <= milliseconds(of: maximumDuration) else { throw tooLong(text, at: path) }
         }
         return .milliseconds(total)
