@@ -5,9 +5,14 @@ import BackgroundTransfers
 /// An app's transfer calls, already checked against the protocol's bounds
 /// (``TransferCall/problem(from:)``).
 extension DaemonTransfers {
-    /// The most sessions one app may attach, and the most transfers one session may hold at once.
+    /// The most sessions one app may attach.
     static let maximumSessions = 64
-    static let maximumTransfers = 10_000
+    /// The most transfers one app may hold at once, in all its sessions, not yet delivered
+    /// (ours: Apple states no number), and the most bytes of request header fields they may
+    /// carry together: each transfer is kept in memory and in the store until it is delivered,
+    /// so one app cannot make the daemon hold more than this (issue 25, finding 4).
+    static let maximumTransfersPerApp = 2_000
+    static let maximumHeaderBytesPerApp = 4 << 20
 
     /// Carries out one call from `app`'s process on `link`.
     func call(_ call: TransferCall, from app: AppID, link: any ClientLink) {
@@ -26,11 +31,10 @@ extension DaemonTransfers {
             attach(options, entry: entry, link: link)
         case .submit(var transfer, let uploadPath, let resumeData):
             let session = apps.withLock { $0[app]?.sessions[transfer.session] }
-            guard let session, session.attachedBy == link.linkID,
-                engine.transfers(session: transfer.session).count < Self.maximumTransfers
-            else {
-                return refuse(transfer, link: link, "the session is not attached, or holds too many transfers")
+            guard let session, session.attachedBy == link.linkID else {
+                return refuse(transfer, link: link, "the session is not attached")
             }
+            if let why = quotaProblem(of: transfer, engine: engine) { return refuse(transfer, link: link, why) }
             transfer.sessionOptions = session.options  // kept with it: a restarted daemon runs the session so
             engine.submit(TransferOrder(transfer: transfer, uploadPath: uploadPath, resumeData: resumeData?.bytes))
             journalChanges(of: app)
@@ -101,6 +105,21 @@ extension DaemonTransfers {
         // A process launched for this session's events hears them after handleEvents.
         let waits = apps.withLock { $0[app]?.launchedFor.contains(options.session) ?? false }
         if !waits { replay(app, session: options.session, known: known, engine: entry.engine) }
+    }
+
+    /// Why the app may not queue `transfer` now, or nil: the app's quotas. Header bytes are summed only for an order that brings some, so a plain submit
+    /// costs one step per session.
+    private func quotaProblem(of transfer: TransferCheckpoint, engine: EmbeddedTransfers) -> String? {
+        let adding = TransferHeader.bytes(of: transfer.headers)
+        let held = engine.held(countingHeaderBytes: adding > 0)
+        if held.transfers >= Self.maximumTransfersPerApp {
+            return "the app holds \(held.transfers) transfers, its quota (\(Self.maximumTransfersPerApp))"
+        }
+        if held.headerBytes + adding > Self.maximumHeaderBytesPerApp {
+            return "its header fields would bring the app's to \(held.headerBytes + adding) bytes, over its quota "
+                + "(\(Self.maximumHeaderBytesPerApp))"
+        }
+        return nil
     }
 
     /// An order the daemon cannot take: it completes at once with an error, as the engine's own

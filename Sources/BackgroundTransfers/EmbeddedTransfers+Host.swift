@@ -13,6 +13,22 @@ extension EmbeddedTransfers {
         }
     }
 
+    /// How many transfers the app holds, in every session, not yet delivered, and the bytes of
+    /// their request header fields (names and values): what a host's quota counts. The count
+    /// costs one step per session; the bytes one per transfer, only when `countingHeaderBytes`.
+    public func held(countingHeaderBytes: Bool) -> (transfers: Int, headerBytes: Int) {
+        state.withLock { state in
+            var transfers = 0
+            var bytes = 0
+            for session in state.sessions.values {
+                transfers += session.transfers.count
+                guard countingHeaderBytes else { continue }
+                for transfer in session.transfers.values { bytes += TransferHeader.bytes(of: transfer.headers) }
+            }
+            return (transfers, bytes)
+        }
+    }
+
     /// How long from now until the app may be launched or resumed for transfer events that are
     /// ready now: zero, or what is left of its relaunch delay; `nil` after a force quit until the
     /// user opens the app.

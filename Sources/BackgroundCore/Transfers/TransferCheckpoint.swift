@@ -134,6 +134,11 @@ public struct TransferHeader: Sendable, Hashable, Codable {
         self.name = name
         self.value = value
     }
+
+    /// The bytes of `headers`' names and values together, as UTF-8: what the limits count.
+    public static func bytes(of headers: [TransferHeader]) -> Int {
+        headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+    }
 }
 
 /// Apple's `NSURLErrorBackgroundTaskCancelledReasonKey` values (reference §5.4).
