@@ -1,6 +1,7 @@
 public import BackgroundCore
 import BackgroundExecution
 public import BackgroundProcessControl
+import Dispatch
 public import Logging
 import NIOCore
 import NIOPosix
@@ -25,7 +26,8 @@ public final class SpawnedAppProcesses: AppProcesses {
         var incarnations: [AppID: Incarnation] = [:]
         /// The manifest's `SharedContainers` of each app: where a lock held at a freeze is `0xdead10cc`.
         var sharedContainers: [AppID: [String]] = [:]
-        var chain: Task<Void, Never>?
+        /// Each app's freezes and thaws, one after another; apps do not wait for each other.
+        var chains: [AppID: Task<Void, Never>] = [:]
         var watcher: Task<Void, Never>?
     }
 
@@ -218,7 +220,9 @@ public final class SpawnedAppProcesses: AppProcesses {
         let (shared, engine) = table.withLock { ($0.sharedContainers[app] ?? [], $0.engine) }
         inOrder(app) { controller, process in
             if !shared.isEmpty, let engine {
-                let locks = try controller.locksHeld(by: process, under: shared)
+                // Reads every descriptor of every process of the app: as long as the app makes it
+                // (issue 25, finding 6), so on a thread of its own, never the cooperative pool's.
+                let locks = try await Self.offThePool { try controller.locksHeld(by: process, under: shared) }
                 if !locks.isEmpty {
                     engine.suspendedHoldingLocks(app, locks.map(\.reportEntry))
                     return "not frozen: it holds \(locks.count) lock(s) in its shared containers"
@@ -249,7 +253,19 @@ public final class SpawnedAppProcesses: AppProcesses {
         }
     }
 
-    /// Runs freezes and thaws one after another, in the order asked.
+    /// Runs blocking work on a global queue's thread and waits for it without holding one of
+    /// the cooperative pool's threads (two on this machine kind).
+    static func offThePool<Value: Sendable>(
+        _ work: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Runs an app's freezes and thaws one after another, in the order asked; another app's
+    /// never waits for them (a slow lock scan of one app cannot delay the thaw of the app the
+    /// user opens).
     private func inOrder(
         _ app: AppID,
         _ operation: @escaping @Sendable (any ProcessController, AppProcess) async throws -> String
@@ -258,8 +274,8 @@ public final class SpawnedAppProcesses: AppProcesses {
         let logger = self.logger
         table.withLock { table in
             guard let process = table.processes[app] else { return }
-            let previous = table.chain
-            table.chain = Task {
+            let previous = table.chains[app]
+            table.chains[app] = Task {
                 await previous?.value
                 do {
                     let done = try await operation(controller, process)
