@@ -139,9 +139,9 @@ extension DaemonEngine {
         switch (start, declaration) {
         case (.launch, let declaration?): takeOver(app, declaring: declaration)
         case (.launch, nil):
-            // This process is the launch; the welcome carries the state it leads to.
-            deliver(.launch(app, .foreground))
-            deliver(.activate(app))
+            // This process is the launch, which the user started; the welcome carries the state
+            // it leads to. The app in the foreground, if another, resigns first.
+            bringToForeground(app)
         case (.declaredByAdopted, let declaration?): applyAdopted(app, declaring: declaration)
         default: break
         }

@@ -64,6 +64,39 @@ struct ForegroundRuleTests {
         assertions: []
     )
 
+    @Test("the user starts an app while the daemon's opened app is active: that one resigns and its budget starts")
+    func userStartedAppTakesTheForeground() throws {
+        let fixture = try EngineFixture()
+        let mailLink = Self.openedByDaemon(fixture)
+        #expect(Self.state(Self.mail, fixture) == "active")
+        // An assertion begun in the foreground: dormant until mail is in the background (R1.7).
+        let begun = Event.assertionBegun(
+            Self.mail,
+            AssertionID(rawValue: 1),
+            name: "Upload",
+            origin: CallSite(),
+            hasExpirationHandler: true
+        )
+        fixture.engine.received(.app(.oneWay(begun)), from: mailLink, peer: nil)
+        _ = Self.userStarted(Self.notes, fixture)
+        #expect(Self.state(Self.notes, fixture) == "active")
+        #expect(Self.state(Self.mail, fixture) == "background", "two apps in the foreground")
+        let resign: [Effect] = [
+            .stateChanged(Self.mail, from: .active, to: .inactive),
+            .stateChanged(Self.mail, from: .inactive, to: .background),
+            .deliverDidEnterBackground(Self.mail),
+        ]
+        let pushed = Self.pushedEffects(mailLink).filter { resign.contains($0) }
+        #expect(pushed == resign, "mail was not told it resigned: \(Self.pushedEffects(mailLink))")
+        let grant = mailLink.sent.withLock { sent in
+            sent.reversed().lazy.compactMap { response -> GrantState? in
+                guard case .system(.state(let grant)) = response else { return nil }
+                return grant
+            }.first
+        }
+        #expect(grant?.budgetTicking == true, "mail's background budget did not start: \(String(describing: grant))")
+    }
+
     @Test("an app the daemon opens gets applicationDidBecomeActive once, however main() and the pushes meet")
     @MainActor
     func becomesActiveOnce() async throws {
