@@ -105,10 +105,15 @@ extension DaemonEngine {
     /// connection whose identity holds by construction).
     private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?, pid: Int32?) {
         var outbox = Outbox()
-        enum Start { case launch, declaredByAdopted, running }
-        let start = state.withLock { state -> Start? in
+        enum Start {
+            case launch, declaredByAdopted, running
+            case refused(DaemonRefusal)
+        }
+        let start = state.withLock { state -> Start in
             let running = state.core.state(of: app).isRunningProcess
-            if running, declaration != nil, adoptedDeclarant(app, pid: pid, in: state) == nil { return nil }
+            if let refusal = declarationRefusal(app, declaration, pid: pid, running: running, in: state) {
+                return .refused(refusal)
+            }
             if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
                 let session = state.sessions.removeValue(forKey: old)
             {
@@ -128,12 +133,9 @@ extension DaemonEngine {
             return .declaredByAdopted
         }
         outbox.flush()
-        guard let start else {
-            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): not the process carried on")
-            return refuse(
-                link,
-                DaemonRefusal(.notTheApp, "\(app)'s process is another one (the one carried on after the restart)")
-            )
+        if case .refused(let refusal) = start {
+            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): \(refusal.message)")
+            return refuse(link, refusal)
         }
         let before = state.withLock { state -> Int in state.awaitingConnection[app]?.count ?? 0 }
         switch (start, declaration) {
@@ -162,7 +164,7 @@ extension DaemonEngine {
             case .declaredByAdopted:
                 let applied = waiting.count > before ? waiting[before...] : []
                 following = waiting.prefix(before) + applied.filter { !$0.describesTheLaunch }
-            case .running: following = waiting
+            case .running, .refused: following = waiting
             }
             if !following.isEmpty { link.send(.system(.pushed(following))) }
         }

@@ -97,6 +97,30 @@ struct ForegroundRuleTests {
         #expect(grant?.budgetTicking == true, "mail's background budget did not start: \(String(describing: grant))")
     }
 
+    @Test("a declaration saying active does not take the foreground from the app in it: taken over in the background")
+    func declarationDoesNotTakeTheForeground() throws {
+        let fixture = try EngineFixture()
+        _ = Self.openedByDaemon(fixture)
+        let notesLink = Self.userStarted(Self.notes, fixture, declaring: Self.declaredActive)
+        #expect(!notesLink.isClosed)
+        #expect(Self.state(Self.mail, fixture) == "active", "the declaration sent the app in the foreground away")
+        let notes = Self.state(Self.notes, fixture)
+        #expect(notes == "background" || notes == "suspended", "notes is \(String(describing: notes))")
+    }
+
+    @Test("a force-quit app's declaration saying active is refused: it stays out of the foreground")
+    func forceQuitDeclarationRefused() throws {
+        let fixture = try EngineFixture()
+        #expect(fixture.engine.answer(.forceQuit(Self.notes)).outcome == .ok)
+        _ = Self.openedByDaemon(fixture)
+        let notesLink = Self.userStarted(Self.notes, fixture, declaring: Self.declaredActive)
+        #expect(notesLink.refusal?.code == .notPermitted, "\(notesLink.sent.withLock { $0 })")
+        #expect(notesLink.refusal?.message.contains("force-quit") == true)
+        let notes = Self.state(Self.notes, fixture)
+        #expect(notes != "active" && notes != "inactive", "notes is \(String(describing: notes))")
+        #expect(Self.state(Self.mail, fixture) == "active")
+    }
+
     @Test("an app the daemon opens gets applicationDidBecomeActive once, however main() and the pushes meet")
     @MainActor
     func becomesActiveOnce() async throws {
