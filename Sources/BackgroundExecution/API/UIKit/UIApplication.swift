@@ -124,11 +124,7 @@ public final class UIApplication: Sendable {
 
     /// The app's state. Suspended and not-running apps run no code, so they read `background`.
     public var applicationState: State {
-        switch connection.lifecycleState {
-        case .active: return .active
-        case .inactive: return .inactive
-        case .background, .suspended, .notRunning, .terminated: return .background
-        }
+        State(connection.lifecycleState)
     }
 
     /// Whether the app may refresh content in the background (S6).
