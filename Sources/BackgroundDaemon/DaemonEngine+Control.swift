@@ -222,6 +222,18 @@ extension DaemonEngine {
 
     private func open(_ app: AppID) -> ControlReply {
         guard isInstalled(app) else { return notInstalled(app) }
+        bringToForeground(app)
+        let now = state.withLock { $0.core.state(of: app) }
+        return reply(.ok, "\(app): \(now)", ["app": app.bundleIdentifier, "state": now.description])
+    }
+
+    /// The user brings the app to the foreground (`open`, or a process of the app the user
+    /// started, whose hello launches it): the app in the foreground, if another, goes to the
+    /// background first (willResignActive, didEnterBackground, its budget), as when the user
+    /// switches apps on iOS; then the app is launched, or comes back, and becomes active. One
+    /// app in the foreground at a time, whoever started it: every way into the foreground the
+    /// user takes goes through here, and a declaration never does (`takeOver`).
+    func bringToForeground(_ app: AppID) {
         let others = state.withLock { state in
             state.installed.keys.sorted().filter { $0 != app && state.core.state(of: $0).isForeground }
         }
@@ -238,8 +250,6 @@ extension DaemonEngine {
         case .active:
             break
         }
-        let now = state.withLock { $0.core.state(of: app) }
-        return reply(.ok, "\(app): \(now)", ["app": app.bundleIdentifier, "state": now.description])
     }
 
     private func home() -> ControlReply {

@@ -11,13 +11,50 @@ extension DaemonEngine {
     /// daemon answers them itself: the app is never ended for a gap its restart caused. The
     /// caller holds the app in `connecting` (its `.launch` is this process, not a spawn) and
     /// collects the effects in `awaitingConnection`.
+    ///
+    /// A declaration says what the process holds, not where the user is: only the user brings
+    /// an app to the foreground. A process that declares the foreground keeps its place there
+    /// only while no other app is in it (the user was using it when the daemon went away);
+    /// otherwise it is taken over in the background, and the app in the foreground stays.
     func takeOver(_ app: AppID, declaring declaration: AppDeclaration) {
-        let background = !declaration.lifecycleState.isForeground
+        let foregroundTaken = state.withLock { anotherAppInForeground(besides: app, in: $0) }
+        let background = !declaration.lifecycleState.isForeground || foregroundTaken
         deliver(.launch(app, background ? .background : .foreground))
-        if declaration.lifecycleState == .active { deliver(.activate(app)) }
+        if !background, declaration.lifecycleState == .active { deliver(.activate(app)) }
         apply(declaration, to: app, alreadyRegistered: [], finishing: declaration.launchFinished)
         if background { deliver(.backgroundWakeReturned(app)) }
-        logger.notice("\(app): its process connected again and was taken over (\(summary(of: declaration)))")
+        let place = background && declaration.lifecycleState.isForeground ? "; another app is in the foreground" : ""
+        logger.notice("\(app): its process connected again and was taken over (\(summary(of: declaration))\(place))")
+    }
+
+    /// Whether an app other than `app` is in the foreground.
+    func anotherAppInForeground(besides app: AppID, in state: State) -> Bool {
+        state.installed.keys.contains { $0 != app && state.core.state(of: $0).isForeground }
+    }
+
+    /// Why a hello's declaration is refused, if it is: a process that is not the adopted one
+    /// claims to be it, or the app was force-quit. A force-quit app runs again only when the
+    /// user opens it (S10), and a declaration is not the user: its process is not served (the
+    /// daemon cannot end a process it did not start; the core never launches a force-quit app
+    /// in the background either).
+    func declarationRefusal(
+        _ app: AppID,
+        _ declaration: AppDeclaration?,
+        pid: Int32?,
+        running: Bool,
+        in state: State
+    ) -> DaemonRefusal? {
+        guard declaration != nil else { return nil }
+        if running, adoptedDeclarant(app, pid: pid, in: state) == nil {
+            return DaemonRefusal(.notTheApp, "\(app)'s process is another one (the one carried on after the restart)")
+        }
+        if !running, state.core.isForceQuit(app) {
+            return DaemonRefusal(
+                .notPermitted,
+                "\(app) was force-quit: it runs again when the user opens it, not from a declaration"
+            )
+        }
+        return nil
     }
 
     /// Applies the declaration of a process the previous run started, which this run adopted
@@ -30,10 +67,7 @@ extension DaemonEngine {
     /// `awaitingConnection`.
     func applyAdopted(_ app: AppID, declaring declaration: AppDeclaration) {
         let (inGrace, foregroundTaken) = state.withLock { state in
-            (
-                inRestartGrace(app, in: state),
-                state.installed.keys.contains { $0 != app && state.core.state(of: $0).isForeground }
-            )
+            (inRestartGrace(app, in: state), anotherAppInForeground(besides: app, in: state))
         }
         if inGrace, declaration.lifecycleState.isForeground, !foregroundTaken {
             deliver(.enterForeground(app))

@@ -115,10 +115,15 @@ extension DaemonEngine {
     /// connection whose identity holds by construction).
     private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?, pid: Int32?) {
         var outbox = Outbox()
-        enum Start { case launch, declaredByAdopted, running }
-        let start = state.withLock { state -> Start? in
+        enum Start {
+            case launch, declaredByAdopted, running
+            case refused(DaemonRefusal)
+        }
+        let start = state.withLock { state -> Start in
             let running = state.core.state(of: app).isRunningProcess
-            if running, declaration != nil, adoptedDeclarant(app, pid: pid, in: state) == nil { return nil }
+            if let refusal = declarationRefusal(app, declaration, pid: pid, running: running, in: state) {
+                return .refused(refusal)
+            }
             if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
                 let session = state.sessions.removeValue(forKey: old)
             {
@@ -138,20 +143,17 @@ extension DaemonEngine {
             return .declaredByAdopted
         }
         outbox.flush()
-        guard let start else {
-            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): not the process carried on")
-            return refuse(
-                link,
-                DaemonRefusal(.notTheApp, "\(app)'s process is another one (the one carried on after the restart)")
-            )
+        if case .refused(let refusal) = start {
+            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): \(refusal.message)")
+            return refuse(link, refusal)
         }
         let before = state.withLock { state -> Int in state.awaitingConnection[app]?.count ?? 0 }
         switch (start, declaration) {
         case (.launch, let declaration?): takeOver(app, declaring: declaration)
         case (.launch, nil):
-            // This process is the launch; the welcome carries the state it leads to.
-            deliver(.launch(app, .foreground))
-            deliver(.activate(app))
+            // This process is the launch, which the user started; the welcome carries the state
+            // it leads to. The app in the foreground, if another, resigns first.
+            bringToForeground(app)
         case (.declaredByAdopted, let declaration?): applyAdopted(app, declaring: declaration)
         default: break
         }
@@ -172,7 +174,7 @@ extension DaemonEngine {
             case .declaredByAdopted:
                 let applied = waiting.count > before ? waiting[before...] : []
                 following = waiting.prefix(before) + applied.filter { !$0.describesTheLaunch }
-            case .running: following = waiting
+            case .running, .refused: following = waiting
             }
             if !following.isEmpty { link.send(.system(.pushed(following))) }
         }

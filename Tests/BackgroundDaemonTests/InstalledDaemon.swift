@@ -17,14 +17,20 @@ class InstalledDaemon: @unchecked Sendable {
     let arguments: [String]
     var process = Process()
 
-    /// Installs the manifest `manifest(log)` as `manifestFile` and starts the daemon with
-    /// `--state-dir <state>`, `arguments` and `--log-level error`.
+    /// Installs the manifest `manifest(log)` as `manifestFile` (and the manifests of `others`,
+    /// by file name) and starts the daemon with `--state-dir <state>`, `arguments` and
+    /// `--log-level error`.
     @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-    init(manifestFile: String, arguments: [String] = [], manifest: (_ log: String) -> [String: Any]) throws {
+    init(
+        manifestFile: String,
+        arguments: [String] = [],
+        others: [String: [String: Any]] = [:],
+        manifest: (_ log: String) -> [String: Any]
+    ) throws {
         directory = try TemporaryDirectory()
         log = directory.path + "/app.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil, attributes: [.posixPermissions: 0o666])
-        state = try directory.daemonState(manifests: [manifestFile: manifest(log)])
+        state = try directory.daemonState(manifests: others.merging([manifestFile: manifest(log)]) { $1 })
         socket = state + "/run/backgroundd.sock"
         self.arguments = arguments
         try start()

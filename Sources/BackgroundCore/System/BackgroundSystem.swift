@@ -286,6 +286,12 @@ public struct BackgroundSystem: Sendable {
         appIndex[app].map { apps[$0].state } ?? .notRunning
     }
 
+    /// Whether the user force-quit the app and has not opened it since: the system does not
+    /// launch it in the background, and nothing but the user brings it back (S10).
+    public func isForceQuit(_ app: AppID) -> Bool {
+        appIndex[app].map { apps[$0].forceQuit } ?? false
+    }
+
     /// The app's current (or last) process: 0 before its first launch, then one more per launch.
     public func incarnation(of app: AppID) -> Incarnation {
         appIndex[app].map { apps[$0].incarnation } ?? Incarnation(rawValue: 0)

@@ -24,6 +24,12 @@ extension UIApplication {
     )
 
     /// Posts the notification and calls the delegate method for a state change, on the main actor.
+    ///
+    /// One callback per change, whoever reports it: a change into the state the app was last
+    /// told of is not delivered again. `main()` delivers the launch from the state the system
+    /// welcomed the process in (active, for an app the daemon launched with `bgctl daemon open`),
+    /// and the system's own word for the same changes arrives after it; that second word calls
+    /// nothing (one `applicationDidBecomeActive(_:)` per activation).
     @MainActor
     package func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
         let center = NotificationCenter.default
@@ -32,8 +38,11 @@ extension UIApplication {
             // Delivered once: `main()` may have delivered it before the system's own word came.
             guard !hasFinishedLaunching else { return }
             hasFinishedLaunching = true
+            deliveredState = .inactive
             _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
             center.post(name: Self.didFinishLaunchingNotification, object: self)
+        case (_, .active) where deliveredState == .active, (_, .inactive) where deliveredState == .inactive:
+            return  // told already
         case (.inactive, .active):
             delegate?.applicationDidBecomeActive(self)
             center.post(name: Self.didBecomeActiveNotification, object: self)
@@ -49,11 +58,13 @@ extension UIApplication {
         default:
             break
         }
+        deliveredState = State(new)
     }
 
     /// Calls `applicationDidEnterBackground(_:)` and posts `didEnterBackgroundNotification`.
     @MainActor
     package func deliverDidEnterBackground() {
+        deliveredState = .background
         delegate?.applicationDidEnterBackground(self)
         NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
     }
@@ -65,6 +76,7 @@ extension UIApplication {
     package func deliverBackgroundWake() {
         guard !hasFinishedLaunching else { return }
         hasFinishedLaunching = true
+        deliveredState = .background
         _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
         NotificationCenter.default.post(name: Self.didFinishLaunchingNotification, object: self)
     }
@@ -73,5 +85,17 @@ extension UIApplication {
     @MainActor
     package func deliverBackgroundRefreshStatusChange() {
         NotificationCenter.default.post(name: Self.backgroundRefreshStatusDidChangeNotification, object: self)
+    }
+}
+
+extension UIApplication.State {
+    /// The state as the app sees it: suspended and not-running apps run no code, so they are
+    /// `background` (as ``UIApplication/applicationState`` reads them).
+    init(_ state: AppLifecycleState) {
+        switch state {
+        case .active: self = .active
+        case .inactive: self = .inactive
+        case .background, .suspended, .notRunning, .terminated: self = .background
+        }
     }
 }

@@ -37,6 +37,11 @@ public final class UIApplication: Sendable {
     /// Whether `application(_:didFinishLaunchingWithOptions:)` has been delivered in this process.
     @MainActor var hasFinishedLaunching = false
 
+    /// The state the app's callbacks last told it of (``UIApplication/State``'s three, or nil
+    /// before the first): a change into it again is not delivered twice
+    /// (``deliverTransition(from:to:)``).
+    @MainActor var deliveredState: State?
+
     /// Creates an application object connected to `connection`.
     ///
     /// - Parameter connection: The system that governs the app: ``EmbeddedSystem``, the daemon
@@ -119,11 +124,7 @@ public final class UIApplication: Sendable {
 
     /// The app's state. Suspended and not-running apps run no code, so they read `background`.
     public var applicationState: State {
-        switch connection.lifecycleState {
-        case .active: return .active
-        case .inactive: return .inactive
-        case .background, .suspended, .notRunning, .terminated: return .background
-        }
+        State(connection.lifecycleState)
     }
 
     /// Whether the app may refresh content in the background (S6).

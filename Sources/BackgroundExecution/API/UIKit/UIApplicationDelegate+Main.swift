@@ -71,11 +71,16 @@ enum ApplicationMain {
 
     /// The launch callbacks. The system launched the app when it was created, before the
     /// delegate existed, so they are delivered here, once.
+    ///
+    /// In the state the system has the app in by now: a launch into the foreground ends with
+    /// `applicationDidBecomeActive(_:)` when the app is active already (the system's own word
+    /// for the same changes, arriving later, calls nothing again); a launch in the background
+    /// calls only `application(_:didFinishLaunchingWithOptions:)`.
     static func deliverLaunch(_ application: UIApplication) {
         guard !application.hasFinishedLaunching else { return }
+        let state = application.applicationState
+        guard state != .background else { return application.deliverBackgroundWake() }
         application.deliverTransition(from: .notRunning, to: .inactive)
-        if application.applicationState == .active {
-            application.deliverTransition(from: .inactive, to: .active)
-        }
+        if state == .active { application.deliverTransition(from: .inactive, to: .active) }
     }
 }
