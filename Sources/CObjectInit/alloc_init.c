@@ -2,8 +2,8 @@
 // `swift_lookUpClassMethod` finds a method's slot in a class's vtable from the method's
 // descriptor. The slot looked up is `NSObject.init()`'s allocating entry point, which every
 // subclass overrides (with its own `init()`, the inherited one, or the unimplemented-initializer
-// stub): checked on Swift 6.3.1 in debug, release and --static-swift-stdlib builds, and guarded
-// by BackgroundExecutionTests' ResponderInitTests.
+// stub): checked on Swift 6.3.1 (x86_64) in debug and release builds, and guarded by
+// BackgroundExecutionTests' ResponderInitTests.
 #include "CObjectInit.h"
 
 #if defined(__linux__)
