@@ -77,10 +77,14 @@ let package = Package(
             dependencies: [
                 "BackgroundCore",
                 "BackgroundProtocol",
+                "CObjectInit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
+        // `[[cls alloc] init]` for Foundation's NSObject: `@main` creates the app delegate with its
+        // `init()` as UIApplicationMain does, though UIKit's `UIResponder.init()` is not `required`.
+        .target(name: "CObjectInit"),
         .target(
             name: "BackgroundSimulator",
             dependencies: [
@@ -308,11 +312,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // App delegates of several initializer shapes started through `main()`, one per run (its
+        // argument), for BackgroundExecutionTests' ResponderInitTests; not a product.
+        .executableTarget(
+            name: "responder-init-test-app",
+            dependencies: ["BackgroundExecution"],
+            path: "Tests/ResponderInitTestApp",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
                 "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundStore",
                 "BackgroundTestSupport", "bgctl", "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
+                "responder-init-test-app",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -17,8 +17,13 @@ extension UIApplicationDelegate {
     /// ```
     ///
     /// What it does, in order, on the main thread:
-    /// 1. creates the delegate (it must inherit from ``UIResponder``; anything else is a fault)
-    ///    and makes it the delegate of `UIApplication.shared`, keeping it for the process's life;
+    /// 1. creates the delegate as `UIApplicationMain` does, with its `init()` (its own
+    ///    `override init()`, or the inherited one, which sets its stored properties' defaults), and
+    ///    makes it the delegate of `UIApplication.shared`, keeping it for the process's life. The
+    ///    delegate must inherit from ``UIResponder`` or NSObject (anything else is a fault) and, as on
+    ///    iOS, have an `init()`: one that declares only initializers of its own (`init(store:)`)
+    ///    stops the process at launch with Swift's "Use of unimplemented initializer 'init()' for
+    ///    class '…'" (add `override convenience init() { self.init(store: Store()) }`);
     /// 2. when the shared application runs on an ``EmbeddedSystem`` (by default
     ///    ``EmbeddedSystem/default``: the real clock and a 30 s graceful-shutdown budget), makes
     ///    SIGTERM and SIGINT move the app to the background
@@ -43,18 +48,17 @@ extension UIApplicationDelegate {
 
 /// What `main()` keeps for the life of the process.
 @MainActor
-enum ApplicationMain {
+package enum ApplicationMain {
     /// The delegate: `UIApplication` holds its delegate weakly, as UIKit does.
     static var delegate: (any UIApplicationDelegate)?
 
     static func run(delegateType: any UIApplicationDelegate.Type) -> Never {
-        guard let responderType = delegateType as? UIResponder.Type,
-            let delegate = responderType.init() as? any UIApplicationDelegate
-        else {
+        guard let delegate = makeDelegate(delegateType) else {
             BackgroundFault.raise(
                 BackgroundFault(
                     api: "UIApplicationDelegate.main()",
-                    message: "\(delegateType) must inherit from UIResponder to be created as the app delegate"
+                    message:
+                        "\(delegateType) must inherit from UIResponder (or NSObject) to be created as the app delegate"
                 )
             )
             exit(70)
@@ -67,6 +71,14 @@ enum ApplicationMain {
         }
         deliverLaunch(application)
         dispatchMain()
+    }
+
+    /// The delegate `main()` runs with, created as `UIApplicationMain` creates it: with the
+    /// class's `init()` (``NSObjectInit``), which a class that has none (only `init(store:)`)
+    /// does not survive. `nil` for a type that is not a class inheriting from NSObject.
+    package static func makeDelegate(_ delegateType: any UIApplicationDelegate.Type) -> (any UIApplicationDelegate)? {
+        guard let objectType = delegateType as? NSObject.Type else { return nil }
+        return NSObjectInit.make(objectType) as? any UIApplicationDelegate
     }
 
     /// The launch callbacks. The system launched the app when it was created, before the

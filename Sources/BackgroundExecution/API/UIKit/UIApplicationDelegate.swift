@@ -85,15 +85,18 @@ extension UIApplicationDelegate {
     }
 }
 
-/// UIKit's base class for objects that handle events, here only so that
+/// UIKit's base class for objects that handle events, here so that
 /// `class AppDelegate: UIResponder, UIApplicationDelegate` compiles unchanged; it adds nothing.
 ///
-/// Its initializer is `required` (UIKit's is not): an `@main` app delegate's ``UIApplicationDelegate/main()``
-/// creates the delegate from its type, as `UIApplicationMain` does from the class name.
+/// As in UIKit, `init()` is a plain designated initializer: a subclass may inherit it, override
+/// it (`override init()`, `required override init()`, `override convenience init()`), or declare
+/// only initializers of its own (`init(store:)`). An `@main` app delegate is created as
+/// `UIApplicationMain` creates it, with its `init()` (see ``UIApplicationDelegate/main()``), so
+/// an `@main` delegate must have one, as on iOS.
 @MainActor
 open class UIResponder: NSObject {
     /// Creates a responder.
-    public required override init() {
+    public override init() {
         super.init()
     }
 }
