@@ -56,7 +56,8 @@ struct TransferHostTests {
             _ path: String,
             task: Int,
             from link: RecordingLink,
-            requirements: TransferRequirements? = nil
+            requirements: TransferRequirements? = nil,
+            headers: [TransferHeader] = []
         ) {
             var transfer = TransferCheckpoint(
                 app: TransferHostTests.notes,
@@ -67,6 +68,7 @@ struct TransferHostTests {
                 url: server.url(path)
             )
             transfer.requirements = requirements
+            transfer.headers = headers
             fixture.engine.received(
                 .app(.transfer(.submit(transfer, uploadPath: nil, resumeData: nil))),
                 from: link,

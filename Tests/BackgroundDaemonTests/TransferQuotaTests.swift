@@ -12,19 +12,16 @@ struct TransferQuotaTests {
     /// A waiting download (discretionary, on battery) of task `task`, with `headerBytes` of
     /// header fields.
     static func submit(_ host: TransferHostTests.Host, _ link: RecordingLink, task: Int, headerBytes: Int = 0) {
-        var transfer = TransferCheckpoint(
-            app: TransferHostTests.notes,
-            session: TransferHostTests.session,
+        let headers =
+            headerBytes > 0
+            ? [TransferHeader(name: "X-Big", value: String(repeating: "a", count: headerBytes - 5))] : []
+        host.download(
+            "/book",
             task: task,
-            kind: .download,
-            method: "GET",
-            url: host.server.url("/book")
+            from: link,
+            requirements: TransferRequirements(isDiscretionary: true),
+            headers: headers
         )
-        transfer.requirements = TransferRequirements(isDiscretionary: true)
-        if headerBytes > 0 {
-            transfer.headers = [TransferHeader(name: "X-Big", value: String(repeating: "a", count: headerBytes - 5))]
-        }
-        host.call(.submit(transfer, uploadPath: nil, resumeData: nil), from: link)
     }
 
     static func refusal(_ link: RecordingLink, task: Int) -> String? {
