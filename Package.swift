@@ -151,6 +151,7 @@ let package = Package(
                 "BackgroundProcessControl",
                 "BackgroundDevice",
                 "BackgroundTransfers",
+                "CProcessSpawn",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

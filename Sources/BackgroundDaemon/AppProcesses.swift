@@ -56,12 +56,16 @@ public struct AdoptedProcess: Sendable, Hashable {
     public var pid: Int32
     /// Whether it was frozen when found (the app was suspended); it is left as it was.
     public var isFrozen: Bool
+    /// Its ``ProcessIdentity`` when adopted, or nil where the kernel gives none: a declaration
+    /// must come from this very process, not from another given its pid since.
+    public var processIdentity: UInt64?
 
     /// Creates one.
-    public init(app: AppID, pid: Int32, isFrozen: Bool) {
+    public init(app: AppID, pid: Int32, isFrozen: Bool, processIdentity: UInt64? = nil) {
         self.app = app
         self.pid = pid
         self.isFrozen = isFrozen
+        self.processIdentity = processIdentity
     }
 }
 

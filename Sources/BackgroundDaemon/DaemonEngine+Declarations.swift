@@ -40,12 +40,12 @@ extension DaemonEngine {
     func declarationRefusal(
         _ app: AppID,
         _ declaration: AppDeclaration?,
-        pid: Int32?,
+        peer: PeerIdentity?,
         running: Bool,
         in state: State
     ) -> DaemonRefusal? {
         guard declaration != nil else { return nil }
-        if running, adoptedDeclarant(app, pid: pid, in: state) == nil {
+        if running, adoptedDeclarant(app, peer: peer, in: state) == nil {
             return DaemonRefusal(.notTheApp, "\(app)'s process is another one (the one carried on after the restart)")
         }
         if !running, state.core.isForceQuit(app) {
@@ -63,7 +63,7 @@ extension DaemonEngine {
     /// identifiers, its modes; within the restart grace also its place in the foreground (when
     /// no other app took it meanwhile), and then its background wake returns, so it settles
     /// on what it declared. The caller checked that the declaration comes from the adopted
-    /// process (``adoptedDeclarant(_:pid:in:)``) and collects the effects in
+    /// process (``adoptedDeclarant(_:peer:in:)``) and collects the effects in
     /// `awaitingConnection`.
     func applyAdopted(_ app: AppID, declaring declaration: AppDeclaration) {
         let (inGrace, foregroundTaken) = state.withLock { state in
@@ -112,15 +112,18 @@ extension DaemonEngine {
         if finishing { deliver(.finishLaunching(app)) }
     }
 
-    /// Whether a declaration from `pid` (nil: an inherited connection, whose process this run
+    /// Whether a declaration from `peer` (nil: an inherited connection, whose process this run
     /// started) is one to apply to the adopted process of `app`: `true` when it is that
     /// process, `false` when the app's process is not an adopted one (nothing to apply: this run
-    /// saw it begin), nil when another process claims to be the adopted one.
-    func adoptedDeclarant(_ app: AppID, pid: Int32?, in state: State) -> Bool? {
+    /// saw it begin), nil when another process claims to be the adopted one. The peer's
+    /// ``ProcessIdentity`` decides where both are known (no reused pid passes), else its pid.
+    func adoptedDeclarant(_ app: AppID, peer: PeerIdentity?, in state: State) -> Bool? {
         guard let adopted = state.adopted[app], adopted.incarnation == state.core.incarnation(of: app) else {
             return false
         }
-        if let pid, pid != adopted.pid { return nil }
+        guard let peer else { return true }
+        if peer.pid != adopted.pid { return nil }
+        if let have = peer.processIdentity, let want = adopted.processIdentity, have != want { return nil }
         return true
     }
 

@@ -66,7 +66,11 @@ extension DaemonEngine {
                 state.awaitingConnection[app] = []
                 state.redeclarable[app] = Set(permitted.map { Redeclaration.register($0) } + [.finishLaunching])
                 let incarnation = state.core.incarnation(of: app)
-                state.adopted[app] = AdoptedRecord(pid: survivor.pid, incarnation: incarnation)
+                state.adopted[app] = AdoptedRecord(
+                    pid: survivor.pid,
+                    incarnation: incarnation,
+                    processIdentity: survivor.processIdentity
+                )
                 if !survivor.isFrozen {
                     state.restartGraces[app] = RestartGrace(incarnation: incarnation, endsAt: clock() + restartGrace)
                 }
@@ -156,4 +160,6 @@ struct RestartGrace {
 struct AdoptedRecord {
     var pid: Int32
     var incarnation: Incarnation
+    /// The process's ``ProcessIdentity``, where the kernel gives one.
+    var processIdentity: UInt64?
 }

@@ -103,7 +103,7 @@ extension DaemonEngine {
                 logger.warning("refused a connection claiming to be \(app): \(why)")
                 return refuse(link, DaemonRefusal(.notTheApp, why))
             }
-            appConnected(app, link: link, declaration: hello.declaration, pid: peer?.pid)
+            appConnected(app, link: link, declaration: hello.declaration, peer: peer)
         }
     }
 
@@ -111,9 +111,9 @@ extension DaemonEngine {
     /// not running, it launched in the foreground (the user started it), or, when its hello
     /// declares what it holds (the daemon restarted under it), it is taken over in the state it
     /// declares. A process the previous run started, adopted at this run's start, declares the
-    /// same way, and its declaration is applied once checked to come from it (`pid`, nil for a
+    /// same way, and its declaration is applied once checked to come from it (`peer`, nil for a
     /// connection whose identity holds by construction).
-    private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?, pid: Int32?) {
+    private func appConnected(_ app: AppID, link: any ClientLink, declaration: AppDeclaration?, peer: PeerIdentity?) {
         var outbox = Outbox()
         enum Start {
             case launch, declaredByAdopted, running
@@ -121,7 +121,7 @@ extension DaemonEngine {
         }
         let start = state.withLock { state -> Start in
             let running = state.core.state(of: app).isRunningProcess
-            if let refusal = declarationRefusal(app, declaration, pid: pid, running: running, in: state) {
+            if let refusal = declarationRefusal(app, declaration, peer: peer, running: running, in: state) {
                 return .refused(refusal)
             }
             if let old = state.appLinks.removeValue(forKey: app), old != link.linkID,
@@ -136,7 +136,7 @@ extension DaemonEngine {
                 state.awaitingConnection[app] = []
                 return .launch
             }
-            guard declaration != nil, adoptedDeclarant(app, pid: pid, in: state) == true else { return .running }
+            guard declaration != nil, adoptedDeclarant(app, peer: peer, in: state) == true else { return .running }
             // What fell due for it before (a task it was thawed for) stays first; what applying
             // the declaration decides follows it.
             if state.awaitingConnection[app] == nil { state.awaitingConnection[app] = [] }
@@ -144,7 +144,7 @@ extension DaemonEngine {
         }
         outbox.flush()
         if case .refused(let refusal) = start {
-            logger.warning("refused a declaration for \(app) from pid \(pid ?? -1): \(refusal.message)")
+            logger.warning("refused a declaration for \(app) from pid \(peer?.pid ?? -1): \(refusal.message)")
             return refuse(link, refusal)
         }
         let before = state.withLock { state -> Int in state.awaitingConnection[app]?.count ?? 0 }

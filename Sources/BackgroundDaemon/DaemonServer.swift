@@ -159,7 +159,20 @@ enum PeerCredentialsReader {
             level: SocketOptionLevel(SOL_SOCKET),
             name: SocketOptionName(SO_PEERCRED)
         )
-        return future.map { PeerIdentity.reading(pid: $0.pid, uid: $0.uid) }
+        return future.flatMap { credentials in
+            // SO_PEERPIDFD (77, Linux 6.5): a pidfd of the process that connected. Older kernels
+            // refuse the option (ENOPROTOOPT): no identity, the pid alone.
+            let pidfd: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET),
+                name: SocketOptionName(77)
+            )
+            return pidfd.map { descriptor -> UInt64? in
+                defer { close(descriptor) }
+                return ProcessIdentity.of(pidfd: descriptor)
+            }
+            .recover { _ in nil }
+            .map { PeerIdentity.reading(pid: credentials.pid, uid: credentials.uid, identity: $0) }
+        }
     }
 }
 

@@ -11,20 +11,35 @@ public struct PeerIdentity: Sendable, Hashable {
     public var pid: Int32
     /// The peer's effective user id.
     public var uid: UInt32
-    /// What `/proc/<pid>/exe` resolves to, read when the peer said hello; nil if unreadable
-    /// (the process is gone, or belongs to another user and the daemon is not root).
+    /// What `/proc/<pid>/exe` resolves to, read when the connection was accepted; nil if
+    /// unreadable (the process is gone, or belongs to another user and the daemon is not root).
+    ///
+    /// What it means: the program the connecting process ran when it was read. A process of the
+    /// same uid can connect, write frames, then `execve` the app's executable before it is read,
+    /// so this check keeps other programs from being taken for the app by mistake; it is not a
+    /// boundary. The boundaries are the uid (``uid``, the kernel's record at `connect`), the
+    /// inherited connection of an app the daemon started, and, for an adopted process, its
+    /// ``processIdentity`` (SECURITY.md).
     public var executable: String?
+    /// The connecting process's ``ProcessIdentity`` from `SO_PEERPIDFD`, or nil where the kernel
+    /// gives none.
+    public var processIdentity: UInt64?
 
     /// Creates an identity.
-    public init(pid: Int32, uid: UInt32, executable: String?) {
+    public init(pid: Int32, uid: UInt32, executable: String?, processIdentity: UInt64? = nil) {
         self.pid = pid
         self.uid = uid
         self.executable = executable
+        self.processIdentity = processIdentity
     }
 
-    /// The identity of process `pid` with user `uid`: reads its executable.
-    static func reading(pid: Int32, uid: UInt32) -> PeerIdentity {
-        PeerIdentity(pid: pid, uid: uid, executable: executable(of: pid))
+    /// The identity of process `pid` with user `uid`, `identity` from its pidfd: reads its
+    /// executable, and forgets it if `pid` is another process's by the time it was read (the
+    /// peer ended and its pid was given again).
+    static func reading(pid: Int32, uid: UInt32, identity: UInt64?) -> PeerIdentity {
+        var executable = executable(of: pid)
+        if let identity, ProcessIdentity.of(pid: pid) != identity { executable = nil }
+        return PeerIdentity(pid: pid, uid: uid, executable: executable, processIdentity: identity)
     }
 
     /// `readlink("/proc/<pid>/exe")`: the kernel's record of the file the process runs, which

@@ -186,7 +186,15 @@ public final class SpawnedAppProcesses: AppProcesses {
                 continue
             }
             logger.notice("\(app): adopted \(survivor)")
-            adopted.append(AdoptedProcess(app: app, pid: survivor.process.pid, isFrozen: survivor.isFrozen))
+            // Its identity now: the controller has just checked that the pid is still this process.
+            adopted.append(
+                AdoptedProcess(
+                    app: app,
+                    pid: survivor.process.pid,
+                    isFrozen: survivor.isFrozen,
+                    processIdentity: ProcessIdentity.of(pid: survivor.process.pid)
+                )
+            )
         }
         return adopted
     }

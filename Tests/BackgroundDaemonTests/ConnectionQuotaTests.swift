@@ -2,6 +2,10 @@ import Testing
 
 @testable import BackgroundDaemon
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Issue 25, finding 3: anyone who could reach the socket took every connection slot before any
 /// credential was checked (2,000 idle connections; root's `bgctl` got through 1 time in 39).
 @Suite("Connection quota: limits by uid before identity")
@@ -63,5 +67,31 @@ struct ConnectionQuotaTests {
         #expect(held == 3)
         #expect(refused, "the fourth connection of one uid is closed at accept")
         #expect(bigHello)
+    }
+}
+
+/// The identity `SO_PEERPIDFD` gives (``ProcessIdentity``): one per process, the same through
+/// every pidfd of it, and what the socket server reads for each connection.
+@Suite("Process identity from pidfds")
+struct ProcessIdentityTests {
+    @Test("the same process has one identity; another process another")
+    func identities() throws {
+        guard ProcessIdentity.isSupported else {
+            return  // a kernel before pidfs: no identity, the pid alone (said in ProcessIdentity's doc)
+        }
+        let own = try #require(ProcessIdentity.of(pid: getpid()))
+        #expect(ProcessIdentity.of(pid: getpid()) == own)
+        #expect(ProcessIdentity.of(pid: 1) != own)
+        #expect(ProcessIdentity.of(pid: 2_147_483_000) == nil, "no such process")
+    }
+
+    @Test("an executable read for a pid that is no longer the peer's process is forgotten")
+    func executableOfAReusedPid() throws {
+        guard let own = ProcessIdentity.of(pid: getpid()) else { return }  // no pidfs: nothing to compare
+        let same = PeerIdentity.reading(pid: getpid(), uid: getuid(), identity: own)
+        #expect(same.executable != nil && same.processIdentity == own)
+        let other = PeerIdentity.reading(pid: getpid(), uid: getuid(), identity: own &+ 1)
+        #expect(other.executable == nil, "the pid is another process's than the one that connected")
+        #expect(PeerIdentity.reading(pid: getpid(), uid: getuid(), identity: nil).executable != nil)
     }
 }

@@ -212,6 +212,34 @@ struct RestartTests {
         #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"name\":\"Upload\""))
     }
 
+    /// Issue 25, finding 9: the pid `SO_PEERCRED` gives names whoever has it when read; a
+    /// process given the adopted one's pid after it ended must not pass for it. Where the kernel
+    /// gives a pidfd's identity (`SO_PEERPIDFD`, pidfs), it decides.
+    @Test("a declaration from the adopted pid but another process (another pidfs identity) is refused")
+    func reusedPidRefused() throws {
+        let adopted = AdoptedProcess(app: Self.notes, pid: 4242, isFrozen: false, processIdentity: 111)
+        let after = try EngineFixture(survivors: [adopted])
+        let reused = PeerIdentity(
+            pid: 4242,
+            uid: getuid(),
+            executable: "/usr/bin/com.example.notes",
+            processIdentity: 222
+        )
+        let link = Self.declare(Self.heldDeclaration, to: after, peer: reused)
+        guard case .refused(let refusal)? = link.sent.withLock({ $0.first }) else {
+            Issue.record("not refused: \(link.sent.withLock { $0 })")
+            return
+        }
+        #expect(refusal.code == .notTheApp)
+        let own = Self.declare(
+            Self.heldDeclaration,
+            to: after,
+            peer: PeerIdentity(pid: 4242, uid: getuid(), executable: "/usr/bin/com.example.notes", processIdentity: 111)
+        )
+        #expect(!own.isClosed)
+        #expect(after.engine.answer(.assertions(Self.notes)).json.contains("\"name\":\"Upload\""))
+    }
+
     @Test("a frozen survivor thawed for its task declares what it holds once back")
     func frozenSurvivorDeclaresAfterThaw() throws {
         let store = try BackgroundStore.inMemory()
