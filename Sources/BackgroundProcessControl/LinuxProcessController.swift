@@ -126,6 +126,7 @@ public final class LinuxProcessController: ProcessController {
     public func thaw(_ process: AppProcess) throws(ProcessControlError) {
         guard let leaf = try running(process, "thaw").leaf else {
             try SignalFreezer.signal(SIGCONT, group: process.pid, operation: "thaw \(process)")
+            try StrayProcesses.signal(SIGCONT, descendantsOf: process.pid, outside: process.pid)
             return
         }
         try leaf.setFrozen(false)
@@ -143,6 +144,8 @@ public final class LinuxProcessController: ProcessController {
         if let leaf = record.leaf {
             try leaf.killAll()
         } else {
+            // The strays first: once the main process is killed they are init's, out of reach.
+            try StrayProcesses.signal(SIGKILL, descendantsOf: process.pid, outside: process.pid)
             try SignalFreezer.signal(SIGKILL, group: process.pid, operation: "kill \(process)")
         }
     }

@@ -54,6 +54,22 @@ enum ProcFileSystem {
         return parseStatus(buffer[..<count])
     }
 
+    /// Every process listed in `/proc`, sorted.
+    static func processes() throws(ProcessControlError) -> [pid_t] {
+        let proc: Int32
+        do {
+            proc = try SystemCall.openAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY)
+        } catch {
+            throw ProcessControlError(.procReadFailed, operation: "open /proc", error)
+        }
+        defer { SystemCall.close(proc) }
+        do {
+            return try SystemCall.entries(of: proc).compactMap { pid_t($0) }.sorted()
+        } catch {
+            throw ProcessControlError(.procReadFailed, operation: "list /proc", error)
+        }
+    }
+
     /// Every process whose process group is `group`, sorted: the pids listed in `/proc`, each
     /// asked `getpgid(2)` (a system call, far cheaper than reading its `stat`).
     static func members(ofGroup group: pid_t) throws(ProcessControlError) -> [pid_t] {

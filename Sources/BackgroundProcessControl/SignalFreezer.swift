@@ -24,14 +24,16 @@ enum SignalFreezer {
         }
     }
 
-    /// Stops the group and waits until each of its processes is stopped.
+    /// Stops the group and the app's processes that left it (``StrayProcesses``: the group's
+    /// leader is the app's main process), and waits until each is stopped.
     ///
     /// - Returns: whether they all were before `timeout`.
     static func stop(group: pid_t, timeout: Duration) throws(ProcessControlError) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         try signal(SIGSTOP, group: group, operation: "freeze process group \(group)")
-        let members = try ProcFileSystem.members(ofGroup: group)
+        let strays = try StrayProcesses.signal(SIGSTOP, descendantsOf: group, outside: group)
+        let members = try ProcFileSystem.members(ofGroup: group) + strays
         var pause = Duration.microseconds(50)
         while true {
             if members.allSatisfy(ProcFileSystem.isStoppedOrGone) { return true }

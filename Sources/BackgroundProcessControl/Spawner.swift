@@ -105,7 +105,8 @@ enum Spawner {
                                 groups: groupBuffer.baseAddress,
                                 group_count: Int32(groups.count),
                                 set_umask: request.umask == nil ? 0 : 1,
-                                umask_value: mode_t(request.umask ?? 0)
+                                umask_value: mode_t(request.umask ?? 0),
+                                subreaper: leaf == nil ? 1 : 0  // no cgroup: descendants found by parentage
                             )
                             return cps_spawn(&spec, &pid, &pidfd, &step, &usedClone3)
                         }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -101,6 +102,9 @@ static void cps_child(const cps_request *request, int report, int move_self) {
     // kernel then sends it SIGHUP and SIGCONT (POSIX's orphaned process group rule), which kills
     // a survivor the SIGSTOP fallback froze. A group in another session is never orphaned by it.
     if (setsid() < 0) cps_fail(report, CPS_STEP_PROCESS_GROUP);
+    if (request->subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+        cps_fail(report, CPS_STEP_PROCESS_GROUP);
+    }
     if (move_self && request->cgroup_procs >= 0) {
         if (write(request->cgroup_procs, "0", 1) != 1) cps_fail(report, CPS_STEP_CGROUP);
     }
@@ -263,4 +267,8 @@ int cps_poll_nanoseconds(struct pollfd *descriptors, unsigned long count, long l
 
 int cps_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int cps_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
 }

@@ -6,6 +6,9 @@
 //   lock flock|posix|ofd <path> open <path> (created if missing) and hold an exclusive lock on it
 //   open <path>                 open <path> (created if missing) and keep it open, unlocked
 //   fork                        start a child in the same process group that sleeps for ever
+//   escape                      start a process outside it, as a daemonizer does: a child that
+//                               calls setsid and forks, the grandchild sleeping for ever
+//                               ("child <grandchild>"), the child exiting
 //   ready                       write "ready\n" to the connection (or standard output)
 //   cgroup                      write "cgroup <path>": its own cgroup v2 path, from /proc/self/cgroup
 //   report                      write one line: "pid=<p> pgid=<g> cwd=<dir> connection=<fd|none> fds=<0,1,2,...>"
@@ -150,6 +153,18 @@ while let step = steps.popFirst() {
         if child == 0 { while true { pause() } }
         guard child > 0 else { fail("fork: errno \(errno)") }
         writeLine("child \(child)")
+    case "escape":
+        let child = fork()
+        if child == 0 {
+            _ = setsid()
+            let grandchild = fork()
+            if grandchild == 0 { while true { pause() } }
+            writeLine("child \(grandchild)")
+            _exit(0)
+        }
+        guard child > 0 else { fail("escape: errno \(errno)") }
+        var status: Int32 = 0
+        _ = waitpid(child, &status, 0)
     case "ready": writeLine("ready")
     case "report": report()
     case "cgroup": writeLine("cgroup " + ownCgroup())
@@ -158,7 +173,7 @@ while let step = steps.popFirst() {
         guard let code = Int32(next(step)) else { fail("exit: not a number") }
         exit(code)
     case "crash": crash(next(step))
-    default: fail("unknown step '\(step)' (sleep, lock, open, fork, ready, cgroup, report, echo, exit, crash)")
+    default: fail("unknown step '\(step)' (sleep, lock, open, fork, escape, ready, cgroup, report, echo, exit, crash)")
     }
 }
 exit(0)

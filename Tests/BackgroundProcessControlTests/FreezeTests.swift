@@ -1,7 +1,8 @@
-import BackgroundProcessControl
 import BackgroundTestSupport
 import Foundation
 import Testing
+
+@testable import BackgroundProcessControl
 
 #if canImport(Glibc)
 import Glibc
@@ -64,6 +65,37 @@ struct FreezeTests {
         #expect(AppFixture.state(of: app.pid) != "T")
         #expect(AppFixture.state(of: child) != "T")
         await AppFixture.finish(controller, app)
+    }
+
+    /// Issue 25, finding 7: under the SIGSTOP fallback, a process the app started outside its
+    /// process group (setsid, then a second fork, as a daemonizer does) was neither frozen nor
+    /// killed, and kept running after a force quit.
+    @Test("signals: a process the app started outside its group is frozen, thawed and killed with it")
+    func signalsReachWhatLeftTheGroup() async throws {
+        let controller = try AppFixture.signalController()
+        let container = try AppFixture.scratch()
+        defer { try? FileManager.default.removeItem(at: container) }
+        let (app, socket) = try AppFixture.start(controller, ["escape", "ready", "echo"], in: container)
+        defer { close(socket) }
+        let stray = try await AppFixture.readChild(socket)
+        // Should the controller miss it, it is ended here all the same: it holds this test
+        // process's standard output, and `swift test` would wait for it for ever.
+        let strayStart = ProcFileSystem.status(of: stray)?.startTime
+        defer { if ProcFileSystem.status(of: stray)?.startTime == strayStart { kill(stray, SIGKILL) } }
+        #expect(await AppFixture.readLine(socket) == "ready")
+        #expect(getpgid(stray) != app.pid, "outside the app's process group")
+        #expect(ProcFileSystem.status(of: stray)?.parent == app.pid, "kept as the app's child (a subreaper)")
+        try await controller.freeze(app)
+        #expect(AppFixture.state(of: app.pid) == "T")
+        #expect(AppFixture.state(of: stray) == "T")
+        try controller.thaw(app)
+        #expect(AppFixture.state(of: stray) != "T")
+        try controller.kill(app)
+        _ = await controller.exit(of: app)
+        #expect(
+            await waitUntil { ["Z", "X", nil].contains(AppFixture.state(of: stray)) },
+            "the stray is ended with the app"
+        )
     }
 
     @Test("freezing, thawing or reading locks of an app that has exited is a typed error", arguments: [true, false])

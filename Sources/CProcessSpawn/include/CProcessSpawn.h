@@ -43,6 +43,11 @@ typedef struct {
     /// Nonzero: the child sets its file mode creation mask to `umask_value` before exec.
     int set_umask;
     mode_t umask_value;
+    /// Nonzero: the child becomes a child subreaper (`PR_SET_CHILD_SUBREAPER`, kept across
+    /// exec): what its descendants leave behind (a double fork, the child of a `setsid` child
+    /// that ended) becomes its child, not init's, so every process it starts stays its
+    /// descendant, where the SIGSTOP fallback finds it.
+    int subreaper;
 } cps_request;
 
 /// The step that failed, for the error message.
@@ -83,6 +88,10 @@ int cps_probe_cgroup(int cgroup, int procs);
 /// `pidfd_open(2)` (Linux 5.3): a close-on-exec pidfd for any process, child or not; -1 and
 /// `errno` on failure.
 int cps_pidfd_open(pid_t pid);
+
+/// `pidfd_send_signal(2)` (Linux 5.1): `signal` to the process `pidfd` refers to, never to a
+/// later process given its pid; 0, or -1 and `errno`.
+int cps_pidfd_send_signal(int pidfd, int signal);
 
 /// `ppoll(2)` with a timeout in nanoseconds (-1: none), for waits shorter than a millisecond;
 /// returns what `ppoll` returns, with `errno` set.
