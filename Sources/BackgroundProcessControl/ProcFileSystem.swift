@@ -73,22 +73,7 @@ enum ProcFileSystem {
     /// Every process whose process group is `group`, sorted: the pids listed in `/proc`, each
     /// asked `getpgid(2)` (a system call, far cheaper than reading its `stat`).
     static func members(ofGroup group: pid_t) throws(ProcessControlError) -> [pid_t] {
-        let proc: Int32
-        do {
-            proc = try SystemCall.openAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY)
-        } catch {
-            throw ProcessControlError(.procReadFailed, operation: "open /proc", error)
-        }
-        defer { SystemCall.close(proc) }
-        let entries: [String]
-        do {
-            entries = try SystemCall.entries(of: proc)
-        } catch {
-            throw ProcessControlError(.procReadFailed, operation: "list /proc", error)
-        }
-        return entries.compactMap { pid_t($0) }
-            .filter { getpgid($0) == group }
-            .sorted()
+        try processes().filter { getpgid($0) == group }
     }
 
     /// Whether a process no longer runs: stopped by a signal (`T`), or gone (`Z`, `X`, or no
