@@ -1,7 +1,6 @@
 public import BackgroundCore
 import BackgroundExecution
 public import BackgroundProcessControl
-import Dispatch
 public import Logging
 import NIOCore
 import NIOPosix
@@ -230,7 +229,9 @@ public final class SpawnedAppProcesses: AppProcesses {
             if !shared.isEmpty, let engine {
                 // Reads every descriptor of every process of the app: as long as the app makes it
                 // (issue 25, finding 6), so on a thread of its own, never the cooperative pool's.
-                let locks = try await Self.offThePool { try controller.locksHeld(by: process, under: shared) }
+                let locks = try await LinuxProcessController.offThread { () throws(ProcessControlError) in
+                    try controller.locksHeld(by: process, under: shared)
+                }.get()
                 if !locks.isEmpty {
                     engine.suspendedHoldingLocks(app, locks.map(\.reportEntry))
                     return "not frozen: it holds \(locks.count) lock(s) in its shared containers"
@@ -258,16 +259,6 @@ public final class SpawnedAppProcesses: AppProcesses {
             try controller.kill(process)
         } catch {
             logger.error("\(app): kill failed: \(error)")
-        }
-    }
-
-    /// Runs blocking work on a global queue's thread and waits for it without holding one of
-    /// the cooperative pool's threads (two on this machine kind).
-    static func offThePool<Value: Sendable>(
-        _ work: @escaping @Sendable () throws -> Value
-    ) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
     }
 

@@ -191,7 +191,7 @@ public final class LinuxProcessController: ProcessController {
 
     /// Runs blocking work (a `poll` on `cgroup.events`, reads of `/proc`) on a Dispatch
     /// thread, never on the caller's cooperative thread.
-    private static func offThread<Value: Sendable>(
+    package static func offThread<Value: Sendable>(
         _ work: @escaping @Sendable () throws(ProcessControlError) -> Value
     ) async -> Result<Value, ProcessControlError> {
         await withCheckedContinuation { continuation in

@@ -154,7 +154,7 @@ extension TransferCall {
         if transfer.headers.count > TransferMessageLimits.maximumHeaderFields {
             return "more than \(TransferMessageLimits.maximumHeaderFields) header fields"
         }
-        let headerBytes = transfer.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        let headerBytes = TransferHeader.bytes(of: transfer.headers)
         if headerBytes > TransferMessageLimits.maximumHeaderBytes { return "header fields over 64 KiB" }
         if (transfer.taskDescription?.utf8.count ?? 0) > TransferMessageLimits.maximumPathBytes {
             return "a taskDescription over 4 KiB"

@@ -103,12 +103,8 @@ struct TransferRun: Sendable {
 
     /// The response's header fields, or a failure if there are more than the policy allows.
     func checkedHeaders(_ response: HTTPClientResponse) -> Result<[TransferHeader], TransferFailure> {
-        var bytes = 0
-        var fields: [TransferHeader] = []
-        for (name, value) in response.headers {
-            bytes += name.utf8.count + value.utf8.count
-            fields.append(TransferHeader(name: name, value: value))
-        }
+        let fields = response.headers.map { TransferHeader(name: $0.name, value: $0.value) }
+        let bytes = TransferHeader.bytes(of: fields)
         guard fields.count <= policy.maximumHeaderFields, bytes <= policy.maximumHeaderBytes else {
             return .failure(
                 .permanent(
