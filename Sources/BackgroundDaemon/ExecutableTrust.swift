@@ -11,9 +11,9 @@ import Glibc
 /// a file another user may replace is a way for that user into the app, or into the daemon's
 /// uid.
 ///
-/// Trusted: owned by root or by the daemon's user, and not writable by group or others; a
-/// directory writable by others counts only with the sticky bit and a trusted owner (`/tmp`:
-/// others may add entries there but not replace one they do not own). The check is made on
+/// Trusted: owned by root or by the daemon's user, and not writable by group or others; the
+/// directories above meet `SecureDirectory`'s rule for ancestors (writable by others only
+/// with the sticky bit, as `/tmp`). The check is made on
 /// paths (`lstat`), at install and again at each launch; a file changed between the check and
 /// the `execve` is not caught (SECURITY.md).
 enum ExecutableTrust {
@@ -55,23 +55,21 @@ enum ExecutableTrust {
 
     private static func problem(with status: stat, at path: String, isLast: Bool, daemonUID: UInt32) -> String? {
         let shown = ControlCharacters.escaped(path)
+        let writable = "\(shown) can be written by other users (mode \(String(status.st_mode & 0o7777, radix: 8)))"
+        let type = status.st_mode & S_IFMT
+        if type == S_IFDIR, !isLast {
+            // The directories above: SecureDirectory's rule for ancestors, sticky bit included.
+            switch SecureDirectory.ancestorProblem(status, owner: daemonUID) {
+            case .ownedByAnother(let uid)?: return "\(shown) is owned by uid \(uid), who could replace the executable"
+            case .writableByOthers?: return writable
+            case nil: return nil
+            }
+        }
         guard status.st_uid == 0 || status.st_uid == daemonUID else {
             return "\(shown) is owned by uid \(status.st_uid), who could replace the executable"
         }
-        let type = status.st_mode & S_IFMT
         if type == S_IFLNK { return nil }  // a link's own mode means nothing; where it leads is checked
-        let writable = status.st_mode & 0o022
-        if type == S_IFDIR, !isLast {
-            let sticky = status.st_mode & S_ISVTX != 0
-            guard writable == 0 || sticky else {
-                return "\(shown) can be written by other users (mode \(String(status.st_mode & 0o7777, radix: 8)))"
-            }
-            return nil
-        }
         guard isLast, type == S_IFREG else { return "\(shown) is not a regular file" }
-        guard writable == 0 else {
-            return "\(shown) can be written by other users (mode \(String(status.st_mode & 0o7777, radix: 8)))"
-        }
-        return nil
+        return status.st_mode & 0o022 == 0 ? nil : writable
     }
 }

@@ -151,6 +151,24 @@ package final class SecureDirectory: Sendable {
         }
     }
 
+    /// Why a directory lets someone other than root and `owner` replace what lies below it,
+    /// if it does (OpenSSH's rule for the directories above `authorized_keys`).
+    package enum AncestorProblem: Sendable, Hashable {
+        /// Owned by this uid, neither root nor `owner`.
+        case ownedByAnother(uid: uid_t)
+        /// Writable by group or others, without the sticky bit.
+        case writableByOthers
+    }
+
+    /// The rule every directory above a trusted path meets: owned by root or `owner`, and not
+    /// writable by group or others unless it has the sticky bit (`/tmp`: others may add
+    /// entries there, not replace one they do not own). Nil when `status` meets it.
+    package static func ancestorProblem(_ status: stat, owner: uid_t) -> AncestorProblem? {
+        guard status.st_uid == owner || status.st_uid == 0 else { return .ownedByAnother(uid: status.st_uid) }
+        guard status.st_mode & 0o022 == 0 || status.st_mode & S_ISVTX != 0 else { return .writableByOthers }
+        return nil
+    }
+
     /// Checks ownership and mode of the directory open at `descriptor`.
     private static func check(
         _ descriptor: Int32,
@@ -172,21 +190,22 @@ package final class SecureDirectory: Sendable {
         let mode = status.st_mode & 0o7777
         let octal = "0" + String(mode, radix: 8)
         guard let access else {
-            guard status.st_uid == owner || status.st_uid == 0 else {
+            switch ancestorProblem(status, owner: owner) {
+            case .ownedByAnother(let uid)?:
                 throw SecureDirectoryError(
                     path: path,
                     problem:
-                        "is owned by uid \(status.st_uid), neither root nor uid \(owner), so its owner could replace what lies below it"
+                        "is owned by uid \(uid), neither root nor uid \(owner), so its owner could replace what lies below it"
                 )
-            }
-            guard mode & 0o022 == 0 || mode & S_ISVTX != 0 else {
+            case .writableByOthers?:
                 throw SecureDirectoryError(
                     path: path,
                     problem:
                         "is writable by other users (mode \(octal)) without the sticky bit, so they could replace what lies below it"
                 )
+            case nil:
+                return
             }
-            return
         }
         guard status.st_uid == owner else {
             throw SecureDirectoryError(path: path, problem: "is owned by uid \(status.st_uid), not by uid \(owner)")
