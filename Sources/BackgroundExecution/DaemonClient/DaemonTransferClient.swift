@@ -253,18 +253,26 @@ final class DaemonTransferClient: TransferService {
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` on the main
     /// actor, after the launch callbacks (queued before it on the main queue); the session's
     /// events follow its return.
+    ///
+    /// The app holds the `URLSession events` assertion from now until the completion handler
+    /// is called (``TransferEventsWindow``), begun here, on the reader thread, before anything
+    /// is queued on the main queue: a daemon restarted while the handler waits there takes the
+    /// app over with the assertion it declares, and does not freeze it first.
     private func handleEvents(_ session: String) {
         state.withLock { state in
             if state.handling[session] == nil { state.handling[session] = [] }
         }
+        let window = TransferEventsWindow.open(on: connection, handlers: 1)
         DispatchQueue.main.async { [self] in
             MainActor.assumeIsolated {
                 if let application = connection.runtimeApplication, let delegate = application.delegate {
                     delegate.application(application, handleEventsForBackgroundURLSession: session) { [self] in
                         eventsHandled(session: session)
+                        window.handlerCalled()
                     }
                 } else {
                     eventsHandled(session: session)
+                    window.handlerCalled()
                 }
             }
             flushHandled(session)

@@ -78,15 +78,10 @@ extension EmbeddedSystem {
         deliver(.resumeInBackground(app))
         let (sessions, application) = state.withLock { ($0.transferHold.sessions, $0.application) }
         if state.withLock({ $0.core.state(of: app) }) != .suspended, let application, !sessions.isEmpty {
-            let window = EventWindow(handlers: sessions.count)
-            let id = beginAssertion(named: "URLSession events", at: CallSite()) { [weak self] in
-                window.close().map { self?.endAssertion($0) }
-            }
-            window.open(id)
+            let window = TransferEventsWindow.open(on: self, handlers: sessions.count)
             for session in sessions {
                 application.delegate?.application(application, handleEventsForBackgroundURLSession: session) {
-                    [weak self] in
-                    window.handlerCalled().map { self?.endAssertion($0) }
+                    window.handlerCalled()
                 }
             }
         }
@@ -95,42 +90,5 @@ extension EmbeddedSystem {
             $0.transferHold.sessions = []
         }
         flushTransferEvents()
-    }
-}
-
-/// The assertion that keeps the app running while its `handleEvents` completion handlers are
-/// outstanding: ended once, when the last is called or when its time runs out.
-private final class EventWindow: Sendable {
-    private struct Window {
-        var id: AssertionID?
-        var remaining: Int
-        var closed = false
-    }
-
-    private let state: Mutex<Window>
-
-    init(handlers: Int) { state = Mutex(Window(remaining: handlers)) }
-
-    func open(_ id: AssertionID?) {
-        state.withLock { $0.id = id }
-    }
-
-    /// A completion handler was called: the assertion to end, after the last one.
-    func handlerCalled() -> AssertionID? {
-        state.withLock { window in
-            window.remaining -= 1
-            return window.remaining <= 0 ? Self.take(&window) : nil
-        }
-    }
-
-    /// The assertion's time ran out: the assertion to end, if it was not ended yet.
-    func close() -> AssertionID? {
-        state.withLock { Self.take(&$0) }
-    }
-
-    private static func take(_ window: inout Window) -> AssertionID? {
-        guard !window.closed, let id = window.id else { return nil }
-        window.closed = true
-        return id
     }
 }
