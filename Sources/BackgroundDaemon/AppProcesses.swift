@@ -36,6 +36,18 @@ public protocol AppProcesses: Sendable {
     /// killed and watched as if this run had started them. A survivor of an app that is not in
     /// `installed` (its manifest was removed) is killed. Called once, before the engine exists.
     func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess]
+
+    /// Takes the process of an app the user started (it connected on the socket, `peer`) under
+    /// control, so that the app's `.suspend` freezes it as it freezes one the daemon started;
+    /// a process of the app admitted before is let go (``release(_:)``).
+    ///
+    /// - Returns: nil once the process is under control; otherwise why it cannot be, which the
+    ///   daemon reports instead of `suspended` (`bgctl daemon apps` and `status`).
+    func admit(_ app: InstalledApp, peer: PeerIdentity?) -> String?
+
+    /// Lets go of the process of an app the user started, thawed, without killing it: its
+    /// connection closed, so to the system it has exited.
+    func release(_ app: AppID)
 }
 
 extension AppProcesses {
@@ -44,6 +56,14 @@ extension AppProcesses {
 
     /// None: process control that starts nothing leaves nothing behind.
     public func adoptSurvivors(of installed: [InstalledApp]) -> [AdoptedProcess] { [] }
+
+    /// Refuses: this process control freezes nothing it did not start.
+    public func admit(_ app: InstalledApp, peer: PeerIdentity?) -> String? {
+        "\(mechanism) freezes only the processes the daemon starts"
+    }
+
+    /// Nothing was admitted.
+    public func release(_ app: AppID) {}
 }
 
 /// An app process a previous run of the daemon started, taken over by this run
@@ -86,4 +106,8 @@ public struct UnmanagedProcesses: AppProcesses {
     public func freeze(_ app: AppID) {}
     public func thaw(_ app: AppID) {}
     public func kill(_ app: AppID) {}
+
+    public func admit(_ app: InstalledApp, peer: PeerIdentity?) -> String? {
+        "there is no process control (--process-control none): processes are not frozen"
+    }
 }

@@ -77,12 +77,18 @@ extension DaemonEngine {
                 "keptAwake": appsKeptAwake(in: state, at: now),
                 "memoryPressure": state.core.currentMemoryPressure.rawValue,
                 "reclaimNext": state.core.reclaimCandidates.first.map { $0.bundleIdentifier as Any } ?? NSNull(),
+                "notFrozen": state.notFrozen.keys.sorted().map { app -> [String: Any] in
+                    ["app": app.bundleIdentifier, "reason": state.notFrozen[app]!]
+                },
             ]
         }
         summary["device"] = device.document
         let transfers = transfersReply()
         summary["transfers"] = transfers.document
         let awake = (summary["keptAwake"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        let notFrozen = (summary["notFrozen"] as? [[String: Any]] ?? []).map {
+            "not frozen when suspended: \($0["app"]!): \($0["reason"]!)"
+        }
         let text = """
             backgroundd (pid \(summary["pid"]!)): running
             process control: \(processes.mechanism)
@@ -91,7 +97,7 @@ extension DaemonEngine {
             pending requests: \(summary["pendingRequests"]!)
             events handled: \(summary["eventsHandled"]!)
             """ + device.lines.map { "\n" + $0 }.joined() + transfers.lines.map { "\n" + $0 }.joined()
-            + awake.map { "\n" + $0 }.joined()
+            + awake.map { "\n" + $0 }.joined() + notFrozen.map { "\n" + $0 }.joined()
         return reply(.ok, text, summary)
     }
 
@@ -99,9 +105,11 @@ extension DaemonEngine {
         let now = clock()
         let rows = state.withLock { state -> [[String: Any]] in
             state.installed.keys.sorted().map { app in
-                [
+                let whyNotFrozen = state.notFrozen[app]
+                return [
                     "app": app.bundleIdentifier,
-                    "state": state.core.state(of: app).description,
+                    "state": Self.reportedState(state.core.state(of: app), whyNotFrozen: whyNotFrozen),
+                    "whyNotFrozen": whyNotFrozen.map { $0 as Any } ?? NSNull(),
                     "incarnation": state.core.incarnation(of: app).rawValue,
                     "connected": state.appLinks[app] != nil,
                     "assertions": state.core.assertions(of: app).count,
@@ -123,9 +131,20 @@ extension DaemonEngine {
                 "\($0["app"]!)  \($0["state"]!)  assertions \($0["assertions"]!)  pending \($0["pendingRequests"]!)"
                     + Self.modesText($0["modes"] as? [[String: Any]] ?? [])
                     + ($0["restartGrace"] as? Bool == true ? "  (carried on after a restart: may connect again)" : "")
+                    + ($0["state"] as? String == Self.notFrozenState
+                        ? "  (suspended by the system, but not frozen: \($0["whyNotFrozen"]!))" : "")
             }
             .joined(separator: "\n")
         return reply(.ok, text, ["apps": rows])
+    }
+
+    /// What `apps` reports for a process the system suspended but the daemon could not freeze
+    /// (started by the user, out of the process control's reach): never `suspended`.
+    static let notFrozenState = "not-frozen"
+
+    /// The state `apps` reports: the core's, except `suspended` for a process that runs on.
+    static func reportedState(_ state: AppLifecycleState, whyNotFrozen: String?) -> String {
+        state == .suspended && whyNotFrozen != nil ? notFrozenState : state.description
     }
 
     private func assertionsReply(_ only: AppID?) -> ControlReply {

@@ -83,7 +83,10 @@ extension DaemonEngine {
 
     /// Ends the app's process: kills it if the daemon started it, and closes its connection.
     private func endProcess(_ app: AppID, in state: inout State, outbox: inout Outbox, reason: String) {
-        if state.started.remove(app) != nil { processes.kill(app) }
+        // A process the user started is ended like one the daemon started (its connection's
+        // close lets it go before, so an app that exited is not killed again).
+        if state.started.remove(app) != nil || state.admitted.remove(app) != nil { processes.kill(app) }
+        state.notFrozen[app] = nil
         state.awaitingConnection[app] = nil
         state.redeclarable[app] = nil  // a survivor's: the next process registers for itself
         state.restartGraces[app] = nil

@@ -149,10 +149,13 @@ extension DaemonEngine {
         }
         let before = state.withLock { state -> Int in state.awaitingConnection[app]?.count ?? 0 }
         switch (start, declaration) {
-        case (.launch, let declaration?): takeOver(app, declaring: declaration)
+        case (.launch, let declaration?):
+            admitUserStarted(app, peer: peer)
+            takeOver(app, declaring: declaration)
         case (.launch, nil):
             // This process is the launch, which the user started; the welcome carries the state
             // it leads to. The app in the foreground, if another, resigns first.
+            admitUserStarted(app, peer: peer)
             bringToForeground(app)
         case (.declaredByAdopted, let declaration?): applyAdopted(app, declaring: declaration)
         default: break
@@ -177,6 +180,18 @@ extension DaemonEngine {
             case .running, .refused: following = waiting
             }
             if !following.isEmpty { link.send(.system(.pushed(following))) }
+        }
+    }
+
+    /// Takes the process of an app the user started under the process control, so that its
+    /// `.suspend` freezes it like a process the daemon started; where it cannot be, the reason
+    /// is kept and reported instead of `suspended`.
+    private func admitUserStarted(_ app: AppID, peer: PeerIdentity?) {
+        guard let installed = state.withLock({ $0.installed[app] }) else { return }
+        let refusal = processes.admit(installed, peer: peer)
+        state.withLock { state in
+            state.notFrozen[app] = refusal
+            if refusal == nil { state.admitted.insert(app) } else { state.admitted.remove(app) }
         }
     }
 
@@ -242,6 +257,9 @@ extension DaemonEngine {
             state.pushedGrants[app] = nil
             // A process the daemon started is watched: its exit (with its real status) ends it.
             guard !state.started.contains(app) else { return nil }
+            // One the user started is let go, thawed: it has exited, to the system.
+            if state.admitted.remove(app) != nil { processes.release(app) }
+            state.notFrozen[app] = nil
             return state.core.state(of: app).isRunningProcess ? app : nil
         }
         if let app {

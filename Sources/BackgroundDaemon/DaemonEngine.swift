@@ -83,6 +83,13 @@ public final class DaemonEngine: Sendable {
         var connecting: Set<AppID> = []
         /// Apps whose current process the daemon started (it kills them; the others it cannot).
         var started: Set<AppID> = []
+        /// Apps whose current process the user started and the process control took under its
+        /// control at its hello: frozen, thawed and killed like a started one, let go when its
+        /// connection closes (``AppProcesses/admit(_:peer:)``).
+        var admitted: Set<AppID> = []
+        /// Apps whose current process, started by the user, cannot be frozen, and why: reported
+        /// instead of `suspended` (`bgctl daemon apps`, `status`).
+        var notFrozen: [AppID: String] = [:]
         /// Apps whose process a previous run started being carried on: their `.launch` is that
         /// process, not a spawn.
         var adopting: Set<AppID> = []

@@ -64,6 +64,17 @@ enum IdentityCheck {
         guard mayClaim(app: app, peer: peer, daemonUID: daemonUID) else {
             return "uid \(peer.uid) may not connect as \(app.id)"  // names no uid of the app's
         }
+        // With per-app uids an app's process runs as its own uid, whoever started it: root or
+        // the daemon's user may not run it as themselves (it would run with their rights while
+        // reported as the app's uid). The peer may claim the app, so it may learn its uid.
+        if let user = app.user, peer.uid != user.uid {
+            let groups =
+                user.groups.isEmpty
+                ? "--clear-groups" : "--groups=" + user.groups.map(String.init).joined(separator: ",")
+            return "pid \(peer.pid) runs as uid \(peer.uid), but \(app.id) runs as its own uid \(user.uid): "
+                + "start it as that user (setpriv --reuid=\(user.uid) --regid=\(user.gid) \(groups) …), "
+                + "or let the daemon start it (bgctl daemon open \(app.id))"
+        }
         guard let expected = app.launch?.executable else { return nil }
         guard let running = peer.executable else {
             return "the executable of pid \(peer.pid) cannot be read"

@@ -28,6 +28,9 @@ public final class SpawnedAppProcesses: AppProcesses {
         /// Each app's freezes and thaws, one after another; apps do not wait for each other.
         var chains: [AppID: Task<Void, Never>] = [:]
         var watcher: Task<Void, Never>?
+        /// The apps whose process the user started, taken under control at its hello
+        /// (``admit(_:peer:)``). Their end is their connection's close, not their exit.
+        var admitted: Set<AppID> = []
     }
 
     private let controller: any ProcessController
@@ -125,6 +128,7 @@ public final class SpawnedAppProcesses: AppProcesses {
         close(ends[1])
         let engine = table.withLock { table -> DaemonEngine? in
             table.processes[app.id] = process
+            table.admitted.remove(app.id)
             table.incarnations[app.id] = incarnation
             table.sharedContainers[app.id] = command.sharedContainers
             return table.engine
@@ -249,6 +253,49 @@ public final class SpawnedAppProcesses: AppProcesses {
         }
     }
 
+    /// Admits the process of an app the user started (``AppProcesses/admit(_:peer:)``): through
+    /// the controller (its own cgroup, or signals to the group it leads), then checked to be the
+    /// process that connected, not another given its pid since.
+    public func admit(_ app: InstalledApp, peer: PeerIdentity?) -> String? {
+        release(app.id)
+        guard let peer else { return "its process is not known to the daemon (no peer credentials)" }
+        let process: AppProcess
+        do {
+            process = try controller.admit(pid: peer.pid, label: app.id.bundleIdentifier)
+        } catch {
+            logger.warning("\(app.id): pid \(peer.pid) is not frozen when suspended: \(error.reason)")
+            return error.reason
+        }
+        if let expected = peer.processIdentity, ProcessIdentity.of(pid: peer.pid) != expected {
+            try? controller.thaw(process)
+            return "pid \(peer.pid) is another process than the one that connected"
+        }
+        table.withLock { table in
+            table.processes[app.id] = process
+            table.admitted.insert(app.id)
+            table.sharedContainers[app.id] = app.launch?.sharedContainers ?? []
+        }
+        logger.info(
+            "\(app.id): pid \(peer.pid), started by the user, is under control (\(process.cgroup ?? "signals"))"
+        )
+        return nil
+    }
+
+    /// Lets an admitted process go, thawed after the freezes and thaws asked before.
+    public func release(_ app: AppID) {
+        let wasAdmitted = table.withLock { $0.admitted.contains(app) }
+        guard wasAdmitted else { return }
+        inOrder(app) { controller, process in
+            try controller.thaw(process)
+            return "let go (thawed)"
+        }
+        table.withLock { table in
+            table.admitted.remove(app)
+            table.processes[app] = nil
+            table.sharedContainers[app] = nil
+        }
+    }
+
     public func pid(of app: AppID) -> Int32? {
         table.withLock { $0.processes[app]?.pid }
     }
@@ -292,6 +339,9 @@ public final class SpawnedAppProcesses: AppProcesses {
             table.processes[app] = nil
             table.incarnations[app] = nil
             table.sharedContainers[app] = nil
+            // A process the user started ends with its connection, which the engine saw close
+            // or will: its status is unknown here (not this process's child).
+            if table.admitted.remove(app) != nil { return (app, nil) }
             return (app, table.engine)
         }
         guard let (app, engine) = found, let engine else { return }

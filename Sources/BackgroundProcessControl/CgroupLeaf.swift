@@ -79,6 +79,16 @@ final class CgroupLeaf: Sendable {
         }
     }
 
+    /// Moves a running process (all its threads) into this cgroup: its pid written to
+    /// `cgroup.procs`.
+    func move(_ pid: pid_t) throws(ProcessControlError) {
+        do {
+            try SystemCall.writeAll(procs, Array(String(pid).utf8))
+        } catch {
+            throw ProcessControlError(.cgroupFailed, operation: "move pid \(pid) into \(path)", error)
+        }
+    }
+
     /// What `cgroup.events` says now.
     func state() throws(ProcessControlError) -> (populated: Bool, frozen: Bool) {
         let text: String

@@ -84,9 +84,10 @@ final class CgroupTree: Sendable {
         }
     }
 
-    /// Creates (or opens) the cgroup for one start of an app.
-    func makeLeaf(label: String, serial: UInt64) throws(ProcessControlError) -> CgroupLeaf {
-        try makeLeaf(named: LeafName(label: Self.safeName(label), serial: serial).text)
+    /// Creates (or opens) the cgroup for one start of an app, or for a process of an app the
+    /// user started (`admitted`).
+    func makeLeaf(label: String, serial: UInt64, admitted: Bool = false) throws(ProcessControlError) -> CgroupLeaf {
+        try makeLeaf(named: LeafName(label: Self.safeName(label), serial: serial, admitted: admitted).text)
     }
 
     /// Opens an existing cgroup of the subtree (one a previous run of the daemon made), with

@@ -34,6 +34,12 @@ extension LinuxProcessController {
                 try? leaf.remove()
                 continue
             }
+            guard !owner.admitted else {
+                // The user started it: it runs on, thawed, and is admitted again when it
+                // connects again; its cgroup is removed by a later start-up once empty.
+                try? leaf.setFrozen(false)
+                continue
+            }
             guard let main = Self.mainProcess(of: members) else {
                 try? leaf.killAll()
                 continue  // removed by a later start-up once empty
@@ -84,6 +90,15 @@ extension LinuxProcessController {
     func adoptRecordedSurvivors(_ records: PidRecords) throws(ProcessControlError) -> [SurvivingApp] {
         var adopted: [SurvivingApp] = []
         for entry in try records.entries() where Self.isDeadRun(entry.name) {
+            if entry.name.admitted {
+                // The user started it: continued if it still runs as recorded (its group is its
+                // own, checked at its admission), never killed; admitted again when it connects.
+                if ProcFileSystem.status(of: entry.pid)?.startTime == entry.startTime {
+                    try? SystemCall.send(SIGCONT, to: -entry.pid)
+                }
+                records.remove(entry.name)
+                continue
+            }
             let pidfd = cps_pidfd_open(entry.pid)
             let opening = errno
             guard pidfd >= 0 || opening == ESRCH else {
@@ -125,34 +140,43 @@ extension LinuxProcessController {
 /// `<label>@<daemon pid>.<run>.<serial>`, the name of an app's cgroup: the label, the pid of
 /// the daemon that made it, that daemon's run (8 hex digits, ``ProcessSerial/run``) and the
 /// start's serial.
+///
+/// A process the user started and the daemon admitted (``LinuxProcessController/admit(pid:label:)``)
+/// has its serial written `u<serial>`: a later run of the daemon neither adopts it (the app
+/// connects again and is admitted again) nor kills it; it only lets it run.
 struct LeafName: Hashable {
     var label: String
     var daemon: pid_t
     var run: String
     var serial: UInt64
+    /// Whether the process was started by the user and admitted, not started by the daemon.
+    var admitted = false
 
-    /// The name of a cgroup this process makes.
-    init(label: String, serial: UInt64) {
+    /// The name of a cgroup (or pid record) this process makes.
+    init(label: String, serial: UInt64, admitted: Bool = false) {
         self.label = label
         self.daemon = SystemCall.processID
         self.run = ProcessSerial.run
         self.serial = serial
+        self.admitted = admitted
     }
 
     /// Parses a name; nil for anything that is not an app's cgroup.
     init?(_ name: String) {
         guard let at = name.lastIndex(of: "@") else { return nil }
         let parts = name[name.index(after: at)...].split(separator: ".", omittingEmptySubsequences: false)
+        let admitted = parts.count == 3 && parts[2].hasPrefix("u")
         guard parts.count == 3, let daemon = pid_t(parts[0]), daemon > 0, parts[1].count == 8,
-            UInt32(parts[1], radix: 16) != nil, let serial = UInt64(parts[2])
+            UInt32(parts[1], radix: 16) != nil, let serial = UInt64(parts[2].dropFirst(admitted ? 1 : 0))
         else { return nil }
         label = String(name[..<at])
         self.daemon = daemon
         run = String(parts[1])
         self.serial = serial
+        self.admitted = admitted
     }
 
-    var text: String { "\(label)@\(daemon).\(run).\(serial)" }
+    var text: String { "\(label)@\(daemon).\(run).\(admitted ? "u" : "")\(serial)" }
 
     /// Made by this run of this process.
     var isThisRun: Bool { daemon == SystemCall.processID && run == ProcessSerial.run }

@@ -71,9 +71,28 @@ public protocol ProcessController: Sendable {
     /// Their state is left as it was: a frozen app stays frozen. Leftovers of dead runs with
     /// no process in them are removed. A fake need not implement it: the default finds none.
     func adoptSurvivors() throws(ProcessControlError) -> [SurvivingApp]
+
+    /// Takes a running process this controller did not start (an app the user started, which
+    /// connected to the daemon itself) under its control, so that it can be frozen, thawed and
+    /// killed like a started one: moved into a cgroup of its own in the subtree where cgroups
+    /// are in use, else frozen with signals if it leads its own process group. Its exit is
+    /// reported like an adopted survivor's, the status unknown. A fake need not implement it:
+    /// the default refuses, and the daemon then says the app is not frozen, and why.
+    ///
+    /// - Throws: ``ProcessControlError`` naming why the process cannot be controlled.
+    func admit(pid: Int32, label: String) throws(ProcessControlError) -> AppProcess
 }
 
 extension ProcessController {
     /// No survivors: for fakes and controllers without cgroups.
     public func adoptSurvivors() throws(ProcessControlError) -> [SurvivingApp] { [] }
+
+    /// Refuses: this controller controls only the processes it starts.
+    public func admit(pid: Int32, label: String) throws(ProcessControlError) -> AppProcess {
+        throw ProcessControlError(
+            .unknownProcess,
+            operation: "admit \(label) (pid \(pid))",
+            reason: "this process control freezes only the processes it starts"
+        )
+    }
 }

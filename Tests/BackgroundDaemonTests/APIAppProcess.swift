@@ -13,9 +13,28 @@ final class APIAppProcess: @unchecked Sendable {
     private var lines: [String] = []
     private var closed = false
 
+    /// Starts the app as the user would: its environment names the daemon's socket. Under a
+    /// daemon with per-app uids it runs as the app's uid (``userCommand(for:_:_:apps:)``, with
+    /// `apps`, the daemon's `bgctl daemon apps --json`).
+    convenience init(app: String, socket: String, arguments: [String] = [], home: String, apps: String) throws {
+        let (executable, arguments) = userCommand(
+            for: app,
+            builtExecutable("daemon-api-test-app"),
+            arguments,
+            apps: apps
+        )
+        try self.init(app: app, socket: socket, executable: executable, arguments: arguments, home: home)
+    }
+
     /// Starts the app as the user would: its environment names the daemon's socket.
-    init(app: String, socket: String, arguments: [String] = [], home: String) throws {
-        process.executableURL = builtExecutable("daemon-api-test-app")
+    init(
+        app: String,
+        socket: String,
+        executable: URL = builtExecutable("daemon-api-test-app"),
+        arguments: [String] = [],
+        home: String
+    ) throws {
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = [
             "PATH": "/usr/bin:/bin", "HOME": home, "BACKGROUND_SYSTEM": "daemon", "BACKGROUND_APP": app,

@@ -244,6 +244,68 @@ struct AppUserProcessTests {
         #expect(runs[0]["running"] == runs[0][Self.apps[1]])
     }
 
+    struct UserStarted: Sendable {
+        var asRoot: ChildProcessResult?
+        var connected = false
+        var suspended: String?
+        var frozen = false
+        var thawed = false
+        var apps = ""
+    }
+
+    /// Issue 22, Deliver 4: an app the user started was reported `suspended` and ran on (no
+    /// cgroup of the daemon's, no SIGSTOP), and as root it ran as uid 0 while `apps` reported
+    /// its own uid.
+    @Test(
+        "an app its user starts under its own uid is frozen when suspended and thawed when opened; run as root, refused"
+    )
+    func userStartedAppIsFrozen() async throws {
+        let runs = try await Self.withDaemon { daemon, _ -> UserStarted in
+            var seen = UserStarted()
+            let app = Self.apps[0]
+            let executable = builtExecutable("daemon-test-app").path
+            let environment = ["PATH": "/usr/bin:/bin", "BACKGROUNDD_SOCKET": daemon.socket, "BACKGROUND_APP": app]
+            guard let uid = try daemon.apps()[app]?["uid"] as? Int else { return seen }
+            seen.asRoot = try runChildProcessBlocking(
+                URL(fileURLWithPath: executable),
+                ["finish", "exit"],
+                environment: environment,
+                timeout: .seconds(60)
+            )
+            let user = Process()
+            user.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            user.arguments = ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", executable, "finish"]
+            user.environment = environment
+            user.standardInput = FileHandle.nullDevice
+            user.standardOutput = FileHandle.nullDevice
+            user.standardError = FileHandle.nullDevice
+            try user.run()
+            defer { kill(user.processIdentifier, SIGKILL) }
+            let pid = user.processIdentifier  // setpriv executes the app in its place
+            func state() -> String? { (try? daemon.apps()[app]?["state"]) as? String }
+            seen.connected = RealAppTests.waitFor(seconds: 60) {
+                (try? daemon.apps()[app]?["connected"]) as? Bool == true && state() == "active"
+            }
+            guard seen.connected else { return seen }
+            _ = try daemon.bgctl(["home"])
+            _ = RealAppTests.waitFor(seconds: 60) { ["suspended", "not-frozen"].contains(state()) }
+            seen.suspended = state()
+            seen.frozen = RealAppTests.waitFor(seconds: 60) { RealAppTests.isFrozen(Int(pid)) }
+            _ = try daemon.bgctl(["open", app])
+            seen.thawed = RealAppTests.waitFor(seconds: 60) { !RealAppTests.isFrozen(Int(pid)) && state() == "active" }
+            seen.apps = (try? daemon.bgctl(["apps"]).output) ?? ""
+            return seen
+        }
+        let seen = try #require(runs.first)
+        let asRoot = try #require(seen.asRoot, "no uid for \(Self.apps[0])")
+        #expect(asRoot.status == 64, "\(asRoot)")
+        #expect(asRoot.error.contains("runs as uid 0, but \(Self.apps[0]) runs as its own uid"), "\(asRoot.error)")
+        #expect(seen.connected, "the app its user started did not connect: \(seen.apps)")
+        #expect(seen.suspended == "suspended", "\(seen.apps)")
+        #expect(seen.frozen, "suspended, but not frozen: \(seen.apps)")
+        #expect(seen.thawed, "opened, but not thawed: \(seen.apps)")
+    }
+
     @Test("a bad --app-users is a usage error naming it; a range without root is refused, before anything is written")
     func badConfiguration() async throws {
         let directory = try TemporaryDirectory()

@@ -303,6 +303,23 @@ struct AppUserIdentityTests {
         #expect(engine.answer(.apps).json.contains(#""connected":true"#))
     }
 
+    /// Issue 22, Deliver 4: as root, an app the user started as root ran as uid 0 while
+    /// `bgctl daemon apps` reported its own uid.
+    @Test("root mode: an app with a uid of its own run as root is refused, and told how to start it")
+    func ownUidOnly() throws {
+        let engine = try Self.engine(.perAppUsers(Self.range, containers: "/srv/containers"), users: true)
+        let link = Self.hello(engine, .app("com.example.a"), uid: 0)
+        #expect(link.refusal?.code == .notTheApp)
+        #expect(
+            link.refusal?.message
+                == "pid 4242 runs as uid 0, but com.example.a runs as its own uid 200000: start it as that "
+                + "user (setpriv --reuid=200000 --regid=200000 --clear-groups …), or let the daemon start it "
+                + "(bgctl daemon open com.example.a)"
+        )
+        #expect(link.isClosed)
+        #expect(engine.answer(.apps).json.contains(#""connected":false"#))
+    }
+
     @Test("shared-uid mode: the daemon's uid may be any app whose executable it runs; another uid none")
     func sharedUser() throws {
         let engine = try Self.engine(.sharedUser(uid: getuid(), reason: "tests"), users: false)

@@ -32,6 +32,15 @@ struct DaemonConnectionTests {
             }
         }
 
+        /// The app's state in `bgctl daemon apps --json`.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+        func state(of app: String) -> String? {
+            let json = (try? bgctl(["apps", "--json"]).output) ?? ""
+            let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            let rows = document?["apps"] as? [[String: Any]] ?? []
+            return rows.first { $0["app"] as? String == app }?["state"] as? String
+        }
+
         @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func assertions() -> String {
             (try? bgctl(["assertions", "--json"]).output) ?? ""
@@ -43,12 +52,13 @@ struct DaemonConnectionTests {
                 app: DaemonConnectionTests.app,
                 socket: socket,
                 arguments: ["--task", DaemonConnectionTests.task],
-                home: state
+                home: state,
+                apps: try bgctl(["apps", "--json"]).output
             )
         }
     }
 
-    @Test("begins without a round trip, submits, asks, and gets its lifecycle and expiration on the main actor")
+    @Test("begins without a round trip, submits, asks, gets its lifecycle and expiration on the main actor, is frozen when suspended")
     func ordinaryApp() async throws {
         let result = await onThread { () throws -> [String] in
             let daemon = try Daemon()
@@ -79,10 +89,17 @@ struct DaemonConnectionTests {
             expect("willResignActive", "home")
             expect("didEnterBackground", "home")
             expect("expired Sync 2", "expiration")  // the 2 s budget ran out: pushed by the daemon
+            // Its last task ended with its time, the app is suspended, and frozen like an app the
+            // daemon started (issue 22: an app the user started ran on). Opened, it runs again.
+            let pid = Int(app.process.processIdentifier)
+            let frozen = RealAppTests.waitFor(seconds: 60) {
+                daemon.state(of: Self.app) == "suspended" && RealAppTests.isFrozen(pid)
+            }
+            if !frozen { problems.append("suspended but not frozen: \(daemon.state(of: Self.app) ?? "?")") }
+            _ = try daemon.bgctl(["open", Self.app])
+            expect("didBecomeActive", "opened again")
             app.send("state")
-            expect("state background", "state")
-            app.send("activity Flush")
-            expect("activity Flush expired=true", "an activity with no time left")
+            expect("state active unlimited", "state")
             if !app.process.isRunning { problems.append("the app was ended") }
             return problems
         }

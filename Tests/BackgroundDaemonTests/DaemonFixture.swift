@@ -79,6 +79,15 @@ final class RecordingProcesses: AppProcesses {
     func freeze(_ app: AppID) { calls.withLock { $0.append("freeze \(app)") } }
     func thaw(_ app: AppID) { calls.withLock { $0.append("thaw \(app)") } }
     func kill(_ app: AppID) { calls.withLock { $0.append("kill \(app)") } }
+    /// Why an app the user started is not taken under control; nil (the default) takes it.
+    let admission = Mutex<String?>(nil)
+    /// Admissions and releases of processes the user started, apart from ``calls``.
+    let admissions = Mutex<[String]>([])
+    func admit(_ app: InstalledApp, peer: PeerIdentity?) -> String? {
+        admissions.withLock { $0.append("admit \(app.id)") }
+        return admission.withLock { $0 }
+    }
+    func release(_ app: AppID) { admissions.withLock { $0.append("release \(app)") } }
 }
 
 /// A connection that records what the engine sends it.

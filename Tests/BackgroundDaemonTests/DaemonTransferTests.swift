@@ -34,11 +34,18 @@ struct DaemonTransferTests {
             }
         }
 
-        /// The app started by the user (through the daemon's socket), with `arguments`.
+        /// The app started by the user (through the daemon's socket), with `arguments`: as its
+        /// own uid under per-app uids.
+        @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func userApp(_ arguments: [String]) throws -> Process {
             let app = Process()
-            app.executableURL = builtExecutable("daemon-transfer-test-app")
-            app.arguments = ["--log", log] + arguments
+            let (executable, arguments) = try userCommand(
+                DaemonTransferTests.app,
+                builtExecutable("daemon-transfer-test-app"),
+                ["--log", log] + arguments
+            )
+            app.executableURL = executable
+            app.arguments = arguments
             app.environment = [
                 "PATH": "/usr/bin:/bin", "HOME": state, "BACKGROUND_SYSTEM": "daemon",
                 "BACKGROUND_APP": DaemonTransferTests.app, "BACKGROUNDD_SOCKET": socket,

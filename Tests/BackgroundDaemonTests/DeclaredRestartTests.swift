@@ -175,7 +175,8 @@ struct DeclaredRestartTests {
                 app: Self.app,
                 socket: setup.daemon.socket,
                 arguments: ["--task", Self.task],
-                home: setup.daemon.state
+                home: setup.daemon.state,
+                apps: try setup.daemon.bgctl(["apps", "--json"]).output
             )
             defer { app.stop() }
             guard app.line(startingWith: "launched active") != nil else {

@@ -36,7 +36,12 @@ struct ForegroundProcessTests {
             guard logged("launched active"), logged("didBecomeActive") else {
                 return ["the daemon did not open \(Self.opened)"]
             }
-            let user = try APIAppProcess(app: Self.started, socket: daemon.socket, home: daemon.state)
+            let user = try APIAppProcess(
+                app: Self.started,
+                socket: daemon.socket,
+                home: daemon.state,
+                apps: try daemon.bgctl(["apps", "--json"]).output
+            )
             defer { user.stop() }
             if user.line(startingWith: "didBecomeActive") == nil { problems.append("no activation: \(user.seen)") }
             if !logged("willResignActive") || !logged("didEnterBackground") {

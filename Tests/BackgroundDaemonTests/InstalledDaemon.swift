@@ -63,6 +63,12 @@ class InstalledDaemon: @unchecked Sendable {
         try runBgctlBlocking(["daemon"] + arguments, environment: ["BACKGROUNDD_SOCKET": socket, "HOME": state])
     }
 
+    /// How the user starts `executable` for `app` under this daemon (``userCommand(for:_:_:apps:)``).
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func userCommand(_ app: String, _ executable: URL, _ arguments: [String]) throws -> (URL, [String]) {
+        BackgroundDaemonTests.userCommand(for: app, executable, arguments, apps: try bgctl(["apps", "--json"]).output)
+    }
+
     /// Ends the daemon and removes its directory.
     @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func stop() {
@@ -72,4 +78,19 @@ class InstalledDaemon: @unchecked Sendable {
         }
         directory.remove()
     }
+}
+
+/// How the user starts `executable` for `app` under a daemon whose `bgctl daemon apps --json` is
+/// `apps`: with per-app uids (a root daemon's default) as the app's own uid through `setpriv`,
+/// which the daemon requires of an app it did not start; with a shared uid, as this process.
+/// The executable and arguments to run (setpriv executes the app in its place: the pid is the
+/// app's).
+func userCommand(for app: String, _ executable: URL, _ arguments: [String], apps: String) -> (URL, [String]) {
+    let document = try? JSONSerialization.jsonObject(with: Data(apps.utf8)) as? [String: Any]
+    let rows = document?["apps"] as? [[String: Any]] ?? []
+    guard let uid = rows.first(where: { $0["app"] as? String == app })?["uid"] as? Int else {
+        return (executable, arguments)
+    }
+    let user = ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
+    return (URL(fileURLWithPath: "/usr/bin/setpriv"), user + [executable.path] + arguments)
 }

@@ -135,7 +135,11 @@ struct KillNineTests {
     static func startDaemon(state: String) throws -> Process {
         let process = Process()
         process.executableURL = builtExecutable("backgroundd")
-        process.arguments = ["--state-dir", state, "--process-control", "none", "--log-level", "error"]
+        // This process speaks as the app: every app under the daemon's uid (as root, per-app
+        // uids would require the app's own uid of a process the daemon did not start).
+        process.arguments = [
+            "--state-dir", state, "--process-control", "none", "--app-users", "off", "--log-level", "error",
+        ]
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": state]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
