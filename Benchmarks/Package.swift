@@ -53,12 +53,27 @@ let package = Package(
             name: "SchedulerRecompute",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "BackgroundCore", package: "BackgroundExecution"),
+                "SchedulerFixture",
             ],
             path: "Benchmarks/SchedulerRecompute",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
+        ),
+        // The scheduler's system with 100,000 pending requests, shared by its two benchmarks.
+        .target(
+            name: "SchedulerFixture",
+            dependencies: [
+                .product(name: "BackgroundCore", package: "BackgroundExecution")
+            ],
+            path: "SchedulerFixture"
+        ),
+        // Events at which requests fall due, timed one by one beside the full-scan floor, and
+        // the first plug-in alone for callgrind (a plain executable: no plugin).
+        .executableTarget(
+            name: "SchedulerBench",
+            dependencies: ["SchedulerFixture", "CallgrindControl"],
+            path: "SchedulerBench"
         ),
         .executableTarget(
             name: "StoreBench",

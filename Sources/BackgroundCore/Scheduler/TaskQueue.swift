@@ -67,8 +67,22 @@ struct QueueEntry: Sendable, Comparable {
 /// Requests are grouped by the device gates they need; each group is a heap ordered by
 /// earliest begin. A group is open when the device meets all its gates. Entries whose request
 /// was replaced, cancelled or run are skipped lazily (their sequence no longer matches).
+///
+/// The groups are an array ordered by their gates, changed in place: walking a dictionary's
+/// keys while changing its values made the dictionary, then the changed group's heap, a copy on
+/// write, every entry of every pending request copied at each release (issue 28). There are at
+/// most as many groups as combinations of gates the kinds of request need (a handful), so a
+/// release costs O(groups + released × log pending), and the order it walks them in is the
+/// gates' order, never a hash order.
 struct TaskQueue: Sendable {
-    private var groups: [DeviceGates: Heap<QueueEntry>] = [:]
+    /// One group: the requests that need exactly these gates.
+    private struct Group: Sendable {
+        let gates: DeviceGates
+        var heap = Heap<QueueEntry>()
+    }
+
+    /// Ascending by the gates' raw value, each gates at most once.
+    private var groups: [Group] = []
     private var nextSequence: UInt64 = 0
 
     /// Adds a request's entry and returns its sequence number, which the request keeps.
@@ -80,20 +94,34 @@ struct TaskQueue: Sendable {
             app: app,
             identifier: request.identifier
         )
-        groups[gates, default: Heap()].insert(entry)
+        groups[groupIndex(for: gates)].heap.insert(entry)
         return nextSequence
     }
 
-    /// Removes and returns every entry of an open group due by `now`, skipping stale ones.
+    /// The index of the group for `gates`, added (empty) in its place if there is none yet.
+    private mutating func groupIndex(for gates: DeviceGates) -> Int {
+        var low = 0
+        var high = groups.count
+        while low < high {
+            let middle = (low + high) / 2
+            if groups[middle].gates.rawValue < gates.rawValue { low = middle + 1 } else { high = middle }
+        }
+        if low == groups.count || groups[low].gates != gates { groups.insert(Group(gates: gates), at: low) }
+        return low
+    }
+
+    /// Removes and returns every entry of an open group due by `now`, skipping stale ones, in
+    /// queue order: earliest begin first, then submission (sequence).
     mutating func releaseDue(
         at now: Instant,
         unmet: DeviceGates,
         isCurrent: (QueueEntry) -> Bool
     ) -> [QueueEntry] {
         var released: [QueueEntry] = []
-        for gates in groups.keys where gates.isDisjoint(with: unmet) {
-            while let top = groups[gates]?.min, top.earliest <= now {
-                _ = groups[gates]?.removeMin()
+        // Indices, not the groups themselves: nothing else holds the array while a heap changes.
+        for index in groups.indices where groups[index].gates.isDisjoint(with: unmet) {
+            while let top = groups[index].heap.min, top.earliest <= now {
+                groups[index].heap.removeMin()
                 if isCurrent(top) { released.append(top) }
             }
         }
@@ -103,16 +131,24 @@ struct TaskQueue: Sendable {
     /// The earliest begin among open groups' current entries (dropping stale tops on the way).
     mutating func nextDue(unmet: DeviceGates, isCurrent: (QueueEntry) -> Bool) -> Instant? {
         var best: Instant?
-        for gates in groups.keys where gates.isDisjoint(with: unmet) {
-            while let top = groups[gates]?.min, !isCurrent(top) { _ = groups[gates]?.removeMin() }
-            if let top = groups[gates]?.min, best == nil || top.earliest < best! { best = top.earliest }
+        for index in groups.indices where groups[index].gates.isDisjoint(with: unmet) {
+            while let top = groups[index].heap.min, !isCurrent(top) { groups[index].heap.removeMin() }
+            if let top = groups[index].heap.min, best.map({ top.earliest < $0 }) ?? true { best = top.earliest }
         }
         return best
     }
 
     /// The number of entries held, stale ones included (for tests and benchmarks).
-    var entryCount: Int { groups.values.reduce(0) { $0 + $1.count } }
+    var entryCount: Int { groups.reduce(0) { $0 + $1.heap.count } }
 
     /// The number of groups.
     var groupCount: Int { groups.count }
+
+    /// Each group's gates and where its heap keeps its entries, in the groups' order (for tests:
+    /// a heap changed in place keeps its storage, a copy on write moves it).
+    var storage: [(gates: DeviceGates, address: UInt)] {
+        groups.map { group in
+            (group.gates, group.heap.unordered.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) })
+        }
+    }
 }
