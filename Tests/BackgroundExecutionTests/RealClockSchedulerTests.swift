@@ -48,7 +48,8 @@ struct RealClockSchedulerTests {
         service.standardOutput = output
         service.standardError = FileHandle.nullDevice
         try service.run()
-        RealClockShutdownTests.killIfStillRunning(service, after: .seconds(60))
+        RealClockShutdownTests.killIfStillRunning(service, after: RealClockShutdownTests.hangGuard)
+        defer { if service.isRunning { kill(service.processIdentifier, SIGKILL) } }
         let seen = await Self.read(output.fileHandleForReading, until: "ready")
         let pid = String(service.processIdentifier)
         let live = ["--app", "com.example.scheduler", "--pid", pid, "--control-directory", control]

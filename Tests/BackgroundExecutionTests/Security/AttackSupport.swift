@@ -108,7 +108,7 @@ final class RunningService: @unchecked Sendable {
             }
         }
         try process.run()
-        RealClockShutdownTests.killIfStillRunning(process, after: .seconds(60))
+        RealClockShutdownTests.killIfStillRunning(process, after: RealClockShutdownTests.hangGuard)
     }
 
     var pid: Int32 { process.processIdentifier }
