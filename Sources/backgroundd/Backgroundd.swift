@@ -22,7 +22,8 @@ struct Backgroundd: AsyncParsableCommand {
             <state>/run/backgroundd.sock with another state directory), manifests in <state>/apps; as \
             root every app under a uid of its own. SIGTERM or SIGINT shuts it down gracefully. Exit \
             status: docs/exit-codes.md.
-            """
+            """,
+        version: ProjectVersion.current
     )
 
     @Option(help: "The state directory (store, journal, reports, manifests).")

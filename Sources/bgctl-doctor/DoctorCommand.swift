@@ -16,7 +16,8 @@ struct DoctorCommand: AsyncParsableCommand {
             Every finding has a rule identifier (BGD001…); --ignore silences one. \
             Exit codes: 0 no findings or notes only, 1 warnings, 2 errors, 64 usage error, \
             65 malformed input, 66 input missing or unreadable, 70 internal error.
-            """
+            """,
+        version: ProjectVersion.current
     )
 
     @Option(help: "The app's Info.plist (XML or binary) or a JSON manifest with the same keys.")

@@ -5,7 +5,7 @@ import CommandOutput
 @main
 struct BGCtl: AsyncParsableCommand {
     /// The version `bgctl --version` prints.
-    static let version = "0.1.0"
+    static let version = ProjectVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "bgctl",

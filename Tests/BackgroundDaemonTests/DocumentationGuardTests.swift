@@ -108,3 +108,21 @@ struct DocumentationGuardTests {
         #expect(checked > 20, "the docs name hardly any path: the parser is wrong")
     }
 }
+
+/// Issue 26: `bgctl doctor --version` and `backgroundd --version` were usage errors.
+@Suite("Every command says its version, the same one")
+struct VersionTests {
+    @Test(
+        "bgctl, bgctl doctor and backgroundd print the one version (ProjectVersion.current, 0.1.0) for --version, exit 0"
+    )
+    func versions() async throws {
+        for (executable, arguments) in [
+            ("bgctl", ["--version"]), ("bgctl", ["doctor", "--version"]), ("bgctl-doctor", ["--version"]),
+            ("backgroundd", ["--version"]),
+        ] {
+            let result = try await runChildProcess(builtExecutable(executable), arguments)
+            #expect(result.status == 0, "\(executable) \(arguments): \(result.error)")
+            #expect(result.output == "0.1.0\n", "\(executable) \(arguments): \(result.output)")
+        }
+    }
+}
