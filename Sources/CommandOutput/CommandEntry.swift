@@ -106,20 +106,31 @@ public enum CommandEntry {
 
     /// `bgctl simulate` for a parsed command.
     static func commandPath<Root: ParsableCommand>(_ root: Root.Type, command: any ParsableCommand) -> String {
-        let rootName = name(of: root)
-        let commandType = type(of: command)
-        return commandType == root ? rootName : "\(rootName) \(name(of: commandType))"
+        let target = ObjectIdentifier(type(of: command))
+        func path(_ node: any ParsableCommand.Type) -> [String]? {
+            if ObjectIdentifier(node) == target { return [name(of: node)] }
+            for subcommand in node.configuration.subcommands {
+                if let rest = path(subcommand) { return [name(of: node)] + rest }
+            }
+            return nil
+        }
+        return (path(root) ?? [name(of: root)]).joined(separator: " ")
     }
 
-    /// `bgctl simulate` for arguments that did not parse: the first argument that names a
-    /// subcommand, or the tool alone.
+    /// `bgctl daemon status` for arguments that did not parse: the words that name a
+    /// subcommand, level by level, up to the first that does not (options skipped), or the tool
+    /// alone.
     static func commandPath<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) -> String {
-        let rootName = name(of: root)
-        let names = Set(Root.configuration.subcommands.map { name(of: $0) })
-        guard let first = arguments.first(where: { !$0.hasPrefix("-") }), names.contains(first) else {
-            return rootName
+        var node: any ParsableCommand.Type = root
+        var names = [name(of: root)]
+        for argument in arguments where !argument.hasPrefix("-") {
+            guard let subcommand = node.configuration.subcommands.first(where: { name(of: $0) == argument }) else {
+                break
+            }
+            names.append(argument)
+            node = subcommand
         }
-        return "\(rootName) \(first)"
+        return names.joined(separator: " ")
     }
 
     static func name(of command: any ParsableCommand.Type) -> String {

@@ -57,7 +57,11 @@ public enum PathCheck {
                     attributes: [.posixPermissions: 0o700]
                 )
             } catch {
-                throw CommandFailure(error, subject: path, defaultStatus: .cannotCreateOutput)
+                // Whatever the errno (a missing parent is ENOENT, which elsewhere means input
+                // missing, 66), an output that cannot be made is 73.
+                var failure = CommandFailure(error, subject: path, defaultStatus: .cannotCreateOutput)
+                failure.status = .cannotCreateOutput
+                throw failure
             }
         }
         try writableDirectory(path, for: path)

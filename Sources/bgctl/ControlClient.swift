@@ -19,7 +19,7 @@ struct LiveAppOptions: ParsableArguments {
     @Option(help: "The app's control directory (default: the embedded system's default for --app).")
     var controlDirectory: String?
 
-    @Option(help: "Seconds to wait for the app's answer (more than 0).")
+    @Option(parsing: .unconditional, help: "Seconds to wait for the app's answer (more than 0).")
     var timeout: Double = 5
 
     func validate() throws {

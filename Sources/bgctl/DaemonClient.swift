@@ -12,7 +12,7 @@ struct DaemonOptions: ParsableArguments {
     )
     var socket: String?
 
-    @Option(help: "Seconds to wait for the daemon's answer (more than 0).")
+    @Option(parsing: .unconditional, help: "Seconds to wait for the daemon's answer (more than 0).")
     var timeout: Double = 5
 
     func validate() throws {

@@ -18,7 +18,7 @@ struct SchedulerExampleCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Seconds before the refresh may run.")
+    @Option(parsing: .unconditional, help: "Seconds before the refresh may run.")
     var refreshDelay: Double = 3600
 
     @Option(help: "The control directory for debug commands.")

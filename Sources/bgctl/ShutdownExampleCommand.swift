@@ -18,10 +18,10 @@ struct ShutdownExampleCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The shutdown budget in seconds (SystemPolicy.server(grace:)).")
+    @Option(parsing: .unconditional, help: "The shutdown budget in seconds (SystemPolicy.server(grace:)).")
     var grace: Double = 5
 
-    @Option(help: "Seconds of work still to do after the signal arrives.")
+    @Option(parsing: .unconditional, help: "Seconds of work still to do after the signal arrives.")
     var work: Double = 0.5
 
     @Flag(help: "Leak the background task: never call endBackgroundTask.")

@@ -47,6 +47,23 @@ struct CommandConventionTests {
         #expect(last.output.contains("fuzzed 1 seed(s) 18446744073709551615...18446744073709551615"))
     }
 
+    /// Issue 26: `--grace -1` said "Missing value", and a fuzz output under /proc exited 66.
+    @Test(
+        "a negative number of seconds gets its real message naming the whole command; an output that cannot be made is 73"
+    )
+    func negativeSecondsAndUnmakeableOutput() async throws {
+        let grace = try await runBgctl(["shutdown-example", "--grace", "-1"])
+        expectOneLine(grace, command: "shutdown-example", status: 64)
+        #expect(grace.error.contains("--grace must be more than 0 seconds, not -1.0"), "\(grace.error)")
+        let timeout = try await runBgctl(["daemon", "status", "--timeout", "-2", "--socket", "/nonexistent.sock"])
+        // The whole command is named, not `bgctl daemon` (issue 26).
+        expectOneLine(timeout, command: "daemon status", status: 64)
+        #expect(timeout.error.contains("--timeout must be a number of seconds above 0"), "\(timeout.error)")
+        let output = try await runBgctl(["fuzz", "--seeds", "1", "--output", "/proc/nope"])
+        expectOneLine(output, command: "fuzz", status: 73)
+        #expect(output.error.contains("/proc/nope"))
+    }
+
     @Test("fuzz: nothing on standard error when piped, a final count, and --json")
     func fuzzOutput() async throws {
         let piped = try await runBgctl(["fuzz", "--seeds", "5"])

@@ -60,6 +60,15 @@ struct OutputTests {
             FileManager.default.fileExists(atPath: created.path, isDirectory: &isDirectory) && isDirectory.boolValue
         )
         #expect(throws: CommandFailure.self) { try PathCheck.creatableDirectory(directory + "/plain/sub") }
+        // A directory that cannot be made is output that cannot be created (73), whatever the
+        // errno: under /proc mkdir gives ENOENT, which alone would read as input missing (66).
+        do {
+            _ = try PathCheck.creatableDirectory("/proc/nope")
+            Issue.record("a directory under /proc was made")
+        } catch {
+            #expect(error.status == .cannotCreateOutput, "\(error)")
+            #expect(error.description.hasPrefix("/proc/nope: "), "\(error)")
+        }
     }
 
     private func temporaryDirectory() throws -> String {
