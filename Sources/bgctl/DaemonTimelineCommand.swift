@@ -52,10 +52,20 @@ extension DaemonCommand {
                     "no default: set HOME or XDG_STATE_HOME to an absolute path"
                 )
             }
+            // Nothing to draw is an error, before anything is written: a state directory that is
+            // not there (a typo, another user's daemon), or one where the daemon keeps no journal.
+            let journal = paths.state + "/journal.jsonl"
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: paths.state, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw CommandFailure(.inputMissing, paths.state, "no daemon state directory here")
+            }
+            guard [journal, journal + ".1"].contains(where: FileManager.default.fileExists(atPath:)) else {
+                throw CommandFailure(.inputMissing, journal, "no journal: this daemon keeps none here")
+            }
             let target = try PathCheck.creatableFile(output)
             let now = Date().timeIntervalSince1970
             let origin = now - (Self.seconds(since) ?? 7200)
-            let journal = paths.state + "/journal.jsonl"
             let entries: [JournalEntry]
             do {
                 entries = try JournalReader.entries(at: journal, since: origin)

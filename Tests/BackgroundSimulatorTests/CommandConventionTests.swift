@@ -59,6 +59,12 @@ struct CommandConventionTests {
         // The whole command is named, not `bgctl daemon` (issue 26).
         expectOneLine(timeout, command: "daemon status", status: 64)
         #expect(timeout.error.contains("--timeout must be a number of seconds above 0"), "\(timeout.error)")
+        // A daemon timeline of a state directory that is not there writes nothing and says so.
+        let page = try scratch().appending(path: "timeline.html").path
+        let timeline = try await runBgctl(["daemon", "timeline", "--state-dir", "/nonexistent/state", "-o", page])
+        expectOneLine(timeline, command: "daemon timeline", status: 66)
+        #expect(timeline.error.contains("/nonexistent/state: no daemon state directory here"), "\(timeline.error)")
+        #expect(!FileManager.default.fileExists(atPath: page))
         let output = try await runBgctl(["fuzz", "--seeds", "1", "--output", "/proc/nope"])
         expectOneLine(output, command: "fuzz", status: 73)
         #expect(output.error.contains("/proc/nope"))
