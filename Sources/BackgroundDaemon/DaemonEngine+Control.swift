@@ -7,8 +7,13 @@ extension DaemonEngine {
     /// Answers a control client's request.
     func control(_ request: ControlRequest, from link: any ClientLink) {
         if case .followLog = request {
-            state.withLock { $0.sessions[link.linkID]?.role = .control(followsLog: true) }
-            link.send(.control(reply(.ok, "following the log", ["following": true])))
+            // The recent lines come with the answer, sent under the lock, so before any line
+            // this connection gets as a follower.
+            state.withLock { state in
+                state.sessions[link.linkID]?.role = .control(followsLog: true)
+                let recent = state.recentLog
+                link.send(.control(reply(.ok, recent.joined(separator: "\n"), ["following": true, "recent": recent])))
+            }
             return
         }
         link.send(.control(answer(request)))

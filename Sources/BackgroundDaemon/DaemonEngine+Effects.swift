@@ -39,13 +39,13 @@ extension DaemonEngine {
         case .log(let record):
             let line = "\(record.app.map { "\($0): " } ?? "")\(ControlCharacters.escaped(record.message))"
             logger.log(level: record.level.swiftLogLevel, "\(line)")
-            publishLogLine(line, in: state, outbox: &outbox)
+            publishLogLine(line, in: &state, outbox: &outbox)
         case .taskFinished(let app, let run, let outcome):
             logger.info("\(app): \(run) finished: \(outcome.rawValue)")
         case .stateChanged(let app, let from, let to):
             let line = "\(app): \(from) → \(to)"
             logger.info("\(line)")
-            publishLogLine(line, in: state, outbox: &outbox)
+            publishLogLine(line, in: &state, outbox: &outbox)
         case .fault(let app, let message):
             logger.warning("\(app): fault: \(ControlCharacters.escaped(message))")
         case .modeChanged(let app, let mode, let held):
@@ -96,7 +96,11 @@ extension DaemonEngine {
         }
     }
 
-    private func publishLogLine(_ line: String, in state: State, outbox: inout Outbox) {
+    /// Sends a line to the connections that follow the log, and keeps it among the recent ones
+    /// (`bgctl daemon log` without `--follow` prints those).
+    private func publishLogLine(_ line: String, in state: inout State, outbox: inout Outbox) {
+        state.recentLog.append(line)
+        if state.recentLog.count > Self.recentLogLines { state.recentLog.removeFirst(state.recentLog.count / 2) }
         for id in state.sessions.keys.sorted() {
             guard let session = state.sessions[id], case .control(followsLog: true) = session.role else { continue }
             outbox.send(.logLine(line), to: session.link)

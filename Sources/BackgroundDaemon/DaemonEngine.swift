@@ -18,6 +18,10 @@ import Synchronization
 /// All of it happens under one lock, in the order events arrive; sending never blocks (see
 /// ``ClientLink``), so no client can hold the lock.
 public final class DaemonEngine: Sendable {
+    /// How many of the latest log lines the daemon keeps for `bgctl daemon log` (without
+    /// `--follow`): at most this many, at least half of it once full.
+    public static let recentLogLines = 400
+
     /// How an engine is set up.
     public struct Configuration: Sendable {
         /// The numbers in force.
@@ -90,6 +94,8 @@ public final class DaemonEngine: Sendable {
         /// Apps whose current process, started by the user, cannot be frozen, and why: reported
         /// instead of `suspended` (`bgctl daemon apps`, `status`).
         var notFrozen: [AppID: String] = [:]
+        /// The latest log lines, oldest first: at most ``DaemonEngine/recentLogLines``.
+        var recentLog: [String] = []
         /// Apps whose process a previous run started being carried on: their `.launch` is that
         /// process, not a spawn.
         var adopting: Set<AppID> = []

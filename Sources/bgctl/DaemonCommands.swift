@@ -153,7 +153,12 @@ struct DaemonCommand: ParsableCommand {
 
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The daemon's state changes and log records as they happen (with --follow, until interrupted)."
+            abstract:
+                "The daemon's latest state changes and log records (with --follow, then new ones until interrupted).",
+            discussion: """
+                The daemon keeps its latest lines (up to DaemonEngine.recentLogLines); with --json each \
+                line is one document, {"line": "<text>"}.
+                """
         )
         @Flag(help: "Keep printing new lines.") var follow = false
         @OptionGroup var daemon: DaemonOptions
@@ -163,7 +168,18 @@ struct DaemonCommand: ParsableCommand {
             let client = try DaemonClient(options: daemon)
             let reply = try client.request(.followLog)
             guard reply.outcome == .ok else { throw CommandFailure(.badInput, "backgroundd", reply.text) }
+            for line in Self.recentLines(reply.json) { printLine(line) }
             guard follow else { return }
+            try followLines(client)
+        }
+
+        /// The lines the daemon kept, from its answer (`recent`).
+        static func recentLines(_ json: String) -> [String] {
+            let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            return document?["recent"] as? [String] ?? []
+        }
+
+        private func followLines(_ client: DaemonClient) throws {
             while true {
                 let message: DaemonResponse
                 do {
@@ -172,14 +188,19 @@ struct DaemonCommand: ParsableCommand {
                     continue  // quiet: keep waiting
                 }
                 guard case .logLine(let line) = message else { continue }
-                if format.json {
-                    let data = try JSONSerialization.data(withJSONObject: ["line": line])
-                    print(String(decoding: data, as: UTF8.self))
-                } else {
-                    print(ControlCharacters.escaped(line))
-                }
-                fflush(nil)
+                printLine(line)
             }
+        }
+
+        private func printLine(_ line: String) {
+            if format.json {
+                // A dictionary of one string always serializes.
+                let data = (try? JSONSerialization.data(withJSONObject: ["line": line])) ?? Data()
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(ControlCharacters.escaped(line))
+            }
+            fflush(nil)
         }
     }
 }
