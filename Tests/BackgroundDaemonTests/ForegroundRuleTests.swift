@@ -128,18 +128,7 @@ struct ForegroundRuleTests {
         _ = fixture.engine.answer(.open(Self.notes))
         let link = try SocketPairLink(engine: fixture.engine, app: Self.notes, incarnation: Incarnation(rawValue: 1))
         defer { link.close(reason: "the test ended") }
-        // The inherited connection's hello waits for its welcome: off the main actor.
-        let descriptor = link.appDescriptor
-        let connection = await onDedicatedThread {
-            DaemonConnection(
-                configuration: .init(
-                    app: Self.notes,
-                    endpoint: .inherited(descriptor: descriptor),
-                    launchCompletion: .explicit,
-                    terminationBehavior: .record
-                )
-            )
-        }
+        let connection = await link.appConnection(Self.notes)
         let delegate = CallbackRecorder()
         let application = UIApplication(connection: connection)
         application.delegate = delegate

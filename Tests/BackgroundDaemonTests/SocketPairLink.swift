@@ -1,6 +1,8 @@
 import BackgroundCore
 import BackgroundDaemon
+import BackgroundExecution
 import BackgroundProtocol
+import BackgroundTestSupport
 import Foundation
 import Synchronization
 
@@ -76,5 +78,24 @@ final class SocketPairLink: ClientLink {
         close(reason: "the app's end closed")
         engine.disconnected(self)
         Glibc.close(descriptor)
+    }
+}
+
+extension SocketPairLink {
+    /// The app's side of this pair: a real `DaemonConnection` on the inherited end, as a process
+    /// the daemon starts makes it (launch completed explicitly, terminations recorded). Its hello
+    /// waits for the welcome, so it is made on a thread of its own, off the main actor.
+    func appConnection(_ app: AppID) async -> DaemonConnection {
+        let descriptor = appDescriptor
+        return await onDedicatedThread {
+            DaemonConnection(
+                configuration: .init(
+                    app: app,
+                    endpoint: .inherited(descriptor: descriptor),
+                    launchCompletion: .explicit,
+                    terminationBehavior: .record
+                )
+            )
+        }
     }
 }

@@ -54,17 +54,7 @@ struct TransferEventsWakeTests {
         _ = fixture.engine.answer(.open(Self.notes))
         let link = try SocketPairLink(engine: fixture.engine, app: Self.notes, incarnation: Incarnation(rawValue: 1))
         defer { link.close(reason: "the test ended") }
-        let descriptor = link.appDescriptor
-        let connection = await onDedicatedThread {
-            DaemonConnection(
-                configuration: .init(
-                    app: Self.notes,
-                    endpoint: .inherited(descriptor: descriptor),
-                    launchCompletion: .explicit,
-                    terminationBehavior: .record
-                )
-            )
-        }
+        let connection = await link.appConnection(Self.notes)
         // The application's delegate is weak, as UIKit's: kept here.
         let (application, delegate) = await MainActor.run {
             let delegate = EventsDelegate()
