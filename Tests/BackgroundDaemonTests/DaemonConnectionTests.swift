@@ -58,7 +58,9 @@ struct DaemonConnectionTests {
         }
     }
 
-    @Test("begins without a round trip, submits, asks, gets its lifecycle and expiration on the main actor, is frozen when suspended")
+    @Test(
+        "begins without a round trip, submits, asks, gets its lifecycle and expiration on the main actor, is frozen when suspended"
+    )
     func ordinaryApp() async throws {
         let result = await onThread { () throws -> [String] in
             let daemon = try Daemon()
