@@ -109,6 +109,14 @@ final class TransferSimulation {
         deliverPending(options.app)
     }
 
+    /// Gives a session's release to the app's running process, which calls it when it ends
+    /// (``AppProcess``); calls it now when the app has no running process.
+    func releaseWhenProcessEnds(_ app: AppID, _ release: @escaping @Sendable () -> Void) {
+        let running = simulator.currentProcess.flatMap { $0.app == app ? $0 : nil } ?? simulator.processes[app]
+        guard let process = running, process.isAlive else { return release() }
+        process.sessionReleases.append(release)
+    }
+
     func submit(_ order: TransferOrder) {
         var checkpoint = order.transfer
         let key = TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)
