@@ -123,4 +123,29 @@ struct SimulatorMemoryTests {
         #expect(transferring >= seeds.count / 4, "only \(transferring) of \(seeds.count) seeds transfer")
         #expect(leaks.count == 0, "\(leaks.count) of \(transferring) runs with transfers leaked: \(leaks.prefix(5))")
     }
+
+    /// A scenario's apps open no file, so a scenario run (and so each fuzz seed) touches no file
+    /// system: the bodies its apps upload and the files its downloads are handed are a path and a
+    /// size in memory (issue 27: before, every seed made and deleted real files, and the kernel's
+    /// work on them was most of the fuzzer's CPU).
+    @Test("A scenario run keeps its transfers' files in memory: no directory made, every upload's size found")
+    func scenarioTransfersTouchNoFile() {
+        var uploads = 0
+        var downloads = 0
+        for seed in UInt64(0)..<60 {
+            guard let run = Fuzzer().run(seed: seed), let engine = run.simulator.transferEngine else { continue }
+            #expect(engine.files.directory == nil, "seed \(seed) made \(engine.files.directory ?? "")")
+            var kinds: [TransferKey: TransferKind] = [:]
+            for case .transfer(let activity) in run.simulator.events.map(\.kind) {
+                switch activity {
+                case .queued(let key, let kind, _): kinds[key] = kind
+                case .completed(let key, 200, _) where kinds[key] == .upload: uploads += 1
+                case .completed(_, 200, _): downloads += 1
+                case .failed(let key, -1100, let reason): Issue.record("seed \(seed): \(key.identifier): \(reason)")
+                default: break
+                }
+            }
+        }
+        #expect(uploads > 0 && downloads > 0, "\(uploads) uploads and \(downloads) downloads completed")
+    }
 }
