@@ -22,8 +22,8 @@
 //         (b) and (c) per app count, and the cost per system event;
 //     swift run -c release SimulatorBench --mix 20,1000 [rounds, default 3]
 //         the core's cost per event by kind of event, and the month's mix of kinds, per app count;
-//     swift run -c release SimulatorBench --memory 50000 [report every, default 5000]
-//         fuzz seeds 0..<N in this one process, printing the resident set size (VmRSS) as it goes:
+//     swift run -c release SimulatorBench --memory 50000 [report every, default 5000] [first seed, default 0]
+//         fuzz N seeds in this one process, printing the resident set size (VmRSS) as it goes:
 //         flat when a finished run leaves nothing behind.
 
 import BackgroundSimulator
@@ -63,26 +63,28 @@ struct SimulatorBench {
         }
         if arguments.first == "--memory", arguments.count >= 2, let seeds = UInt64(arguments[1]) {
             let every = arguments.dropFirst(2).first.flatMap(UInt64.init) ?? 5000
-            memory(seeds: seeds, every: every)
+            let first = arguments.dropFirst(3).first.flatMap(UInt64.init) ?? 0
+            memory(seeds: seeds, every: every, first: first)
             return
         }
         let rounds = arguments.first.flatMap(Int.init) ?? 5
         try measure(rounds: rounds)
     }
 
-    /// Fuzzes seeds 0..<seeds in this process and prints the resident set size every `every` seeds.
+    /// Fuzzes seeds first..<first + seeds in this process and prints the resident set size every
+    /// `every` seeds.
     @MainActor
-    static func memory(seeds: UInt64, every: UInt64) {
+    static func memory(seeds: UInt64, every: UInt64, first: UInt64) {
         let fuzzer = Fuzzer()
         let started = ContinuousClock.now
         print("seeds\tVmRSS (KiB)\tseconds")
         print("0\t\(residentKiB())\t0")
         var findings = 0
-        for seed in 0..<seeds {
-            if fuzzer.check(seed: seed) != nil { findings += 1 }
-            if (seed + 1) % every == 0 {
+        for done in 0..<seeds {
+            if fuzzer.check(seed: first + done) != nil { findings += 1 }
+            if (done + 1) % every == 0 {
                 let elapsed = (ContinuousClock.now - started).seconds
-                print("\(seed + 1)\t\(residentKiB())\t\(String(format: "%.1f", elapsed))")
+                print("\(done + 1)\t\(residentKiB())\t\(String(format: "%.1f", elapsed))")
             }
         }
         print("findings: \(findings)")

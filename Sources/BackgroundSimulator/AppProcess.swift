@@ -5,10 +5,11 @@ public import BackgroundExecution
 /// receives.
 ///
 /// A process holds what a real one would lose when it ends: its `UIApplication`, its delegate,
-/// its registered launch handlers and its tasks. Work scheduled with ``after(_:_:)`` belongs to
-/// it: it waits while the process is suspended and is dropped when the process ends. Calls that
-/// objects of an ended process still make (a `BGTask` kept somewhere, an old `UIApplication`)
-/// reach nothing: they are logged and ignored, and `submit` neither succeeds nor throws.
+/// its registered launch handlers, its tasks and what its background sessions hold. Work
+/// scheduled with ``after(_:_:)`` belongs to it: it waits while the process is suspended and is
+/// dropped when the process ends. Calls that objects of an ended process still make (a `BGTask`
+/// kept somewhere, an old `UIApplication`) reach nothing: they are logged and ignored, and
+/// `submit` neither succeeds nor throws.
 ///
 /// Suspension takes effect for the process's next piece of work: the code running when the
 /// system suspends it (typically the call that ended its last background task) runs to its
@@ -37,6 +38,10 @@ public final class AppProcess {
     let connection: SimulatedConnection
     var hasFinishedLaunching = false
     private var kept: [AnyObject] = []
+    /// What the background sessions its code created let go of when it ends (their tasks,
+    /// which hold them): app code rarely invalidates a session, and a device frees it with the
+    /// process's memory.
+    var sessionReleases: [@Sendable () -> Void] = []
 
     init(app: AppID, launchKind: LaunchKind, serial: Int, simulator: Simulator) {
         self.app = app
@@ -95,6 +100,9 @@ public final class AppProcess {
         connection.publishEnded()
         delegate = nil  // delegates often hold their process
         kept = []
+        let releases = sessionReleases
+        sessionReleases = []
+        for release in releases { release() }
     }
 }
 

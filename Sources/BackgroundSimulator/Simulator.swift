@@ -154,6 +154,10 @@ public final class Simulator {
     /// threads read without waiting is published (the time, each process's ``ProcessView``).
     /// Scenario runs, whose apps do neither, turn it off.
     var servesAppThreads = true
+    /// Whether a completed download is handed to app code as a real file on disk (a sparse one
+    /// of its length), which app code may open; else the file is kept in memory (see
+    /// `TransferFiles`). Scenario runs, whose apps open no file, turn it off.
+    var writesDownloadedFiles = true
     var foregroundApp: AppID?
     /// Apps running in the background (not suspended): the battery's background workers.
     var backgroundApps: Set<AppID> = []

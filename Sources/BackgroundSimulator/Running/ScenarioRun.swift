@@ -42,8 +42,9 @@ public final class ScenarioRun {
         configuration.recordsSystemEvents = recordSystemEvents
         if let encodesMessages { configuration.encodesMessages = encodesMessages }
         self.simulator = Simulator(configuration: configuration)
-        // Scenario apps never use the main queue, and a fault is part of the run's log.
+        // Scenario apps never use the main queue nor open a file, and a fault is part of the run's log.
         simulator.servesAppThreads = false
+        simulator.writesDownloadedFiles = false
         simulator.onFault = { _ in }
         prepare(simulator)
         if scenario.device.bandwidth != nil || scenario.device.latency != nil {

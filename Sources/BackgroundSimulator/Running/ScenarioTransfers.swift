@@ -50,8 +50,8 @@ final class ScenarioTransfers {
         if upload {
             var request = URLRequest(url: url)
             request.httpMethod = "PUT"
-            // The upload sends a file of the scenario's size (a sparse one: the simulator counts bytes).
-            let file = simulator.transferSimulation.makeUploadFile(bytes: transfer.bytes)
+            // The upload sends a file of the scenario's size, kept in memory (the simulator counts bytes).
+            let file = simulator.transferSimulation.files.makeUpload(bytes: transfer.bytes)
             task = session.uploadTask(with: request, fromFile: URL(fileURLWithPath: file))
         } else {
             task = session.downloadTask(with: url)

@@ -91,6 +91,11 @@ final class SimulatedTransferService: TransferService, DelegateCallRunner {
         apply { $0.simulator.runAsAppCode(app, call) }
     }
 
+    func releaseWhenProcessEnds(_ release: @escaping @Sendable () -> Void) {
+        let app = self.app
+        apply { $0.releaseWhenProcessEnds(app, release) }
+    }
+
     /// The app called a completion handler of `handleEventsForBackgroundURLSession`.
     func eventsHandled(session: String) {
         let app = self.app

@@ -90,18 +90,12 @@ extension TransferSimulation {
         sessionOptions[session]?.sendsLaunchEvents ?? true
     }
 
-    /// A sparse file of the body's length, for `didFinishDownloadingTo` (the bytes are counted,
-    /// not kept: the simulator's file holds zeros).
+    /// The file of a completed download for `didFinishDownloadingTo`, of the body's length (the
+    /// bytes are counted, not kept): a real sparse file where app code may open it, else a file
+    /// in memory (``TransferFiles``).
     func downloadedFile(_ transfer: SimulatedTransfer) -> String? {
         guard transfer.checkpoint.kind == .download, transfer.checkpoint.outcome?.errorCode == nil else { return nil }
-        try? FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
-        let path = downloads + "/\(transfer.key.app.bundleIdentifier)-\(transfer.key.session)-\(transfer.key.task)"
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { return nil }
-        try? handle.truncate(atOffset: UInt64(max(0, transfer.size)))
-        try? handle.close()
-        return path
+        return files.download(transfer.key, size: transfer.size, onDisk: simulator.writesDownloadedFiles)
     }
 
     /// Arms the app's relaunch for its events, when its relaunch delay allows; never after a force quit.

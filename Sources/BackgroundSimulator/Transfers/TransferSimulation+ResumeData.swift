@@ -105,30 +105,4 @@ extension TransferSimulation {
             keptPartials[name] = nil
         }
     }
-
-    /// The size of the file an upload sends, or `nil` if it is not a regular file one can read.
-    nonisolated static func uploadSize(at path: String) -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            attributes[.type] as? FileAttributeType == .typeRegular,
-            FileManager.default.isReadableFile(atPath: path),
-            let size = attributes[.size] as? NSNumber
-        else { return nil }
-        return size.int64Value
-    }
-
-    /// A sparse file of `bytes` bytes for a scenario's upload to send, in the simulator's own
-    /// directory (removed with the simulator).
-    func makeUploadFile(bytes: Int64) -> String {
-        uploadFiles += 1
-        let directory = downloads + "/uploads"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/\(uploadFiles).bin"
-        if FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        {
-            try? handle.truncate(atOffset: UInt64(max(0, bytes)))
-            try? handle.close()
-        }
-        return path
-    }
 }

@@ -44,11 +44,8 @@ final class TransferSimulation {
     var keptPartials: [PartialName: KeptPartial] = [:]
     /// How often each resource changed (`.changesAt`): part of its `ETag`.
     var revisions: [String: Int] = [:]
-    /// Upload files made for scenarios so far (their names).
-    var uploadFiles = 0
-    /// Where downloaded files are handed to apps (sparse files of the right length).
-    nonisolated let downloads: String = FileManager.default.temporaryDirectory
-        .appendingPathComponent("simulator-downloads-\(UUID().uuidString)").path
+    /// The files of the transfers: in memory, or on disk where app code may open them.
+    var files = TransferFiles()
 
     /// Retries: 1 s, doubling, at most 60 s and 12 attempts (the embedded engine's `TransferPolicy`).
     static let firstBackoff: Duration = .seconds(1)
@@ -74,8 +71,7 @@ final class TransferSimulation {
     }
 
     deinit {
-        let path = downloads
-        try? FileManager.default.removeItem(atPath: path)
+        files.removeDirectory()
     }
 
     /// What the transfer queue sees of the device: a device that is off has no network.
@@ -109,6 +105,14 @@ final class TransferSimulation {
         deliverPending(options.app)
     }
 
+    /// Gives a session's release to the app's running process, which calls it when it ends
+    /// (``AppProcess``); calls it now when the app has no running process.
+    func releaseWhenProcessEnds(_ app: AppID, _ release: @escaping @Sendable () -> Void) {
+        let running = simulator.currentProcess.flatMap { $0.app == app ? $0 : nil } ?? simulator.processes[app]
+        guard let process = running, process.isAlive else { return release() }
+        process.sessionReleases.append(release)
+    }
+
     func submit(_ order: TransferOrder) {
         var checkpoint = order.transfer
         let key = TransferKey(app: checkpoint.app, session: checkpoint.session, task: checkpoint.task)
@@ -126,7 +130,7 @@ final class TransferSimulation {
         var resource = network.resource(at: checkpoint.url)
         if checkpoint.kind == .upload {
             // An upload sends its file: its size is the file's, and a file that is not there fails.
-            if let size = order.uploadPath.flatMap(Self.uploadSize(at:)) {
+            if let size = order.uploadPath.flatMap(files.uploadSize(at:)) {
                 resource.size = size
             } else {
                 refusal = TransferOutcome(
@@ -170,6 +174,7 @@ final class TransferSimulation {
         transfers[key] = nil
         undelivered.removeAll { $0 == key }
         services[key.app]?.forget(key)
+        files.delivered(key)
     }
 
     func detach(app: AppID, session: String, cancelling: Bool) {

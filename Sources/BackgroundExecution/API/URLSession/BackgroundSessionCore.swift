@@ -88,6 +88,25 @@ final class BackgroundSessionCore: @unchecked Sendable {
             }
         }
         queue.isSuspended = wasSuspended
+        if let runner = service as? any DelegateCallRunner {
+            runner.releaseWhenProcessEnds { [weak self] in self?.processEnded() }
+        }
+    }
+
+    /// The process whose code created the session ended without invalidating it (a simulated
+    /// process ends so; a real one's memory goes with it): the session lets go of its tasks,
+    /// which hold it, and of itself; no event reaches its delegate any more.
+    func processEnded() {
+        let released = tasks.withLock { tasks in
+            defer {
+                tasks.byIdentifier = [:]
+                tasks.outstanding = []
+                tasks.invalidated = true
+            }
+            return tasks.byIdentifier
+        }
+        owner.withLock { $0 = Owner() }
+        withExtendedLifetime(released) {}  // the tasks go here, outside the lock
     }
 
     func downloadTask(request: URLRequest?, resumeData: Data?) -> URLSessionDownloadTask {

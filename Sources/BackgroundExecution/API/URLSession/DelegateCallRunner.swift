@@ -5,4 +5,11 @@
 package protocol DelegateCallRunner: AnyObject, Sendable {
     /// Runs one delegate call (an event of the session, in order) as the app's code.
     func runDelegateCall(_ call: @escaping @Sendable () -> Void)
+
+    /// Calls `release` when the process whose code attaches a session now ends (at once if it
+    /// has ended): a simulated process ends without its code invalidating its sessions, and what
+    /// they hold (their tasks, which hold them in turn) must go with it, as a device frees the
+    /// memory of a process that ends. Every simulated process lives in one real one, which must
+    /// not grow with each that ends.
+    func releaseWhenProcessEnds(_ release: @escaping @Sendable () -> Void)
 }
