@@ -91,7 +91,7 @@ struct DeviceCommandTests {
         for bad in [["volume=3"], ["battery=150"], ["power"]] {
             let result = try daemon.bgctl(["device", "set"] + bad)
             #expect(result.status == 64, "\(result.error)")
-            #expect(result.error.hasPrefix("bgctl set: device: "), "\(result.error)")
+            #expect(result.error.hasPrefix("bgctl device set: device: "), "\(result.error)")
             #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
         }
         log = daemon.stop()

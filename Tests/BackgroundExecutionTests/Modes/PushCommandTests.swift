@@ -43,7 +43,7 @@ struct PushCommandTests {
         )
         expectOneLine(
             try await runBgctl(["daemon", "push", "com.example.app", "{"]),
-            "push",
+            "daemon push",
             status: 65,
             containing: "not a JSON object"
         )
