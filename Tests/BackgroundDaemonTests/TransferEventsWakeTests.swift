@@ -49,40 +49,35 @@ struct TransferEventsWakeTests {
     @Test(
         "begun before the handler is queued: declared to a restarted daemon, which keeps the app running; ended by the handler"
     )
+    @MainActor
     func heldUntilTheCompletionHandler() async throws {
         let fixture = try EngineFixture()
         _ = fixture.engine.answer(.open(Self.notes))
         let link = try SocketPairLink(engine: fixture.engine, app: Self.notes, incarnation: Incarnation(rawValue: 1))
         defer { link.close(reason: "the test ended") }
         let connection = await link.appConnection(Self.notes)
-        // The application's delegate is weak, as UIKit's: kept here.
-        let (application, delegate) = await MainActor.run {
-            let delegate = EventsDelegate()
-            let application = UIApplication(connection: connection)
-            application.delegate = delegate
-            ApplicationMain.deliverLaunch(application)
-            return (UncheckedSendable(application), UncheckedSendable(delegate))
-        }
-        let log = delegate.value.log
+        let delegate = EventsDelegate()
+        let application = UIApplication(connection: connection)
+        application.delegate = delegate
+        ApplicationMain.deliverLaunch(application)
+        let log = delegate.log
         _ = fixture.engine.answer(.home)
         #expect(await waitUntil(timeout: .seconds(60)) { log.calls.contains("didEnterBackground") }, "\(log.calls)")
 
-        // The app's main queue is held from here: what the daemon's word queues there waits.
-        let gate = DispatchSemaphore(value: 0)
-        let held = Atomic<Bool>(false)
-        DispatchQueue.main.async {
-            held.store(true, ordering: .sequentiallyConsistent)
-            gate.wait()
-        }
-        #expect(await waitUntil(timeout: .seconds(60)) { held.load(ordering: .sequentiallyConsistent) })
+        // From here to the next `await` this test holds the main actor, so the app's main queue
+        // runs nothing: what the daemon's word queues there waits. The reader thread does not
+        // need it. The wait below blocks the main thread on purpose (that is the hold), polling
+        // the engine, which another thread changes, for at most 60 s.
         // What the daemon does for a transfer's events: resumes the app in the background, then
         // says `handleEvents` (DaemonTransfers+Relaunch.swift).
         #expect(fixture.engine.appState(Self.notes) == .suspended)
         _ = fixture.engine.deliver(.resumeInBackground(Self.notes))
         link.send(.system(.transfer(.handleEvents(session: Self.session))))
-
-        let begun = await waitUntil(timeout: .seconds(60)) {
-            Self.assertionNames(fixture.engine).contains(TransferEventsWindow.assertionName)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var begun = false
+        while !begun && ContinuousClock.now < deadline {
+            begun = Self.assertionNames(fixture.engine).contains(TransferEventsWindow.assertionName)
+            if !begun { usleep(1_000) }
         }
         #expect(begun, "no assertion while the completion handler waits: \(Self.assertionNames(fixture.engine))")
         #expect(!log.calls.contains("handleEvents \(Self.session)"), "the main queue was not held")
@@ -102,10 +97,9 @@ struct TransferEventsWakeTests {
         #expect(restarted.engine.appState(Self.notes) == .background, "frozen before its completion handler ran")
         #expect(!restarted.processes.calls.withLock { $0 }.contains("freeze com.example.notes"))
 
-        // The main queue runs again: the handler, then its completion, which ends the assertion
-        // (this engine runs no transfers, so it refuses the `eventsHandled` that comes first and
-        // closes the connection: the app's side is what is read).
-        gate.signal()
+        // The main actor is let go: the handler runs, then its completion, which ends the
+        // assertion (this engine runs no transfers, so it refuses the `eventsHandled` that comes
+        // first and closes the connection: the app's side is what is read).
         let ended = await waitUntil(timeout: .seconds(60)) {
             log.calls.contains("completion handler called") && connection.declaration().assertions.isEmpty
         }
