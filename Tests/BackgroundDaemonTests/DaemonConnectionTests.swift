@@ -35,10 +35,7 @@ struct DaemonConnectionTests {
         /// The app's state in `bgctl daemon apps --json`.
         @available(*, noasync, message: "blocks its thread: call it in an onThread body")
         func state(of app: String) -> String? {
-            let json = (try? bgctl(["apps", "--json"]).output) ?? ""
-            let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-            let rows = document?["apps"] as? [[String: Any]] ?? []
-            return rows.first { $0["app"] as? String == app }?["state"] as? String
+            appRow(app, apps: (try? bgctl(["apps", "--json"]).output) ?? "")?["state"] as? String
         }
 
         @available(*, noasync, message: "blocks its thread: call it in an onThread body")

@@ -76,9 +76,7 @@ struct DaemonTransferTests {
 
     /// The app's uid in `bgctl daemon apps --json`.
     static func appUID(_ json: String) -> Int? {
-        let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        let rows = document?["apps"] as? [[String: Any]] ?? []
-        return rows.first { $0["app"] as? String == app }?["uid"] as? Int
+        appRow(app, apps: json)?["uid"] as? Int
     }
 
     /// The lines after the first that starts with `prefix`.

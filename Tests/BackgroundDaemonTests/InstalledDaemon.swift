@@ -86,11 +86,16 @@ class InstalledDaemon: @unchecked Sendable {
 /// The executable and arguments to run (setpriv executes the app in its place: the pid is the
 /// app's).
 func userCommand(for app: String, _ executable: URL, _ arguments: [String], apps: String) -> (URL, [String]) {
-    let document = try? JSONSerialization.jsonObject(with: Data(apps.utf8)) as? [String: Any]
-    let rows = document?["apps"] as? [[String: Any]] ?? []
-    guard let uid = rows.first(where: { $0["app"] as? String == app })?["uid"] as? Int else {
+    guard let uid = appRow(app, apps: apps)?["uid"] as? Int else {
         return (executable, arguments)
     }
     let user = ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
     return (URL(fileURLWithPath: "/usr/bin/setpriv"), user + [executable.path] + arguments)
+}
+
+/// `app`'s row in `bgctl daemon apps --json` (`apps`), or nil.
+func appRow(_ app: String, apps: String) -> [String: Any]? {
+    let document = try? JSONSerialization.jsonObject(with: Data(apps.utf8)) as? [String: Any]
+    let rows = document?["apps"] as? [[String: Any]] ?? []
+    return rows.first { $0["app"] as? String == app }
 }
