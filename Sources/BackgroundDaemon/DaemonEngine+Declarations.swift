@@ -137,16 +137,7 @@ extension DaemonEngine {
     /// The answer to an app's question about its own requests.
     func answer(_ query: AppQuery, for app: AppID) -> AppQueryAnswer {
         let now = clock()
-        return state.withLock { state in
-            switch query {
-            case .pendingTaskRequests:
-                return .pendingTaskRequests(state.core.pendingRequests(of: app))
-            case .eligibility(let identifier):
-                return .eligibility(state.core.eligibility(of: app, identifier: identifier, at: now))
-            case .explanation(let identifier):
-                return .explanation(state.core.explanation(of: app, identifier: identifier, at: now))
-            }
-        }
+        return state.withLock { $0.core.answer(query, of: app, at: now) }
     }
 }
 

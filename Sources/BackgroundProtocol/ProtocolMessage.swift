@@ -37,6 +37,22 @@ public enum AppQueryAnswer: Sendable, Hashable, Codable {
     case explanation(RequestExplanation?)
 }
 
+extension BackgroundSystem {
+    /// The answer to an app's question about its own requests, at `now`: the one reading of a
+    /// question, for every system that holds the core (in the app's process, the simulator's,
+    /// the daemon's).
+    public func answer(_ query: AppQuery, of app: AppID, at now: Instant) -> AppQueryAnswer {
+        switch query {
+        case .pendingTaskRequests:
+            return .pendingTaskRequests(pendingRequests(of: app))
+        case .eligibility(let identifier):
+            return .eligibility(eligibility(of: app, identifier: identifier, at: now))
+        case .explanation(let identifier):
+            return .explanation(explanation(of: app, identifier: identifier, at: now))
+        }
+    }
+}
+
 extension Event {
     /// Whether the app's call waits for the system's reply: `beginAssertion` (the form that
     /// asks; the runtime allocates its own identifiers and sends ``assertionBegun(_:_:name:origin:hasExpirationHandler:)``

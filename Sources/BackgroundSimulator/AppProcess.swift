@@ -29,8 +29,8 @@ public final class AppProcess {
     var isFrozen = false
     var deferred: [@MainActor () -> Void] = []
     var mainThreadFreeAt: Instant = .zero
-    /// The app runtime's tables of this process (the same runtime users run).
-    var tables = RuntimeTables()
+    /// The app runtime's tables of this process (the same runtime users run), as they are now.
+    var tables: RuntimeTables { connection.withTables { $0 } }
     /// The system's identifiers of the assertions begun off the main actor, by provisional
     /// identifier (`nil`: the system denied it on arrival); see `ProvisionalAssertions`.
     var provisionalAssertions: [Int: AssertionID?] = [:]
@@ -83,19 +83,12 @@ public final class AppProcess {
     /// process has not ended.
     public var hasEnded: Bool { !isAlive }
 
-    /// Moves the runtime's tables out (the caller puts them back), without copying them.
-    func takeTables() -> RuntimeTables {
-        defer { tables = RuntimeTables() }
-        return tables
-    }
-
     func end() {
         isAlive = false
         // A task's expiration handler usually captures the task (and often this process):
         // dropped with the process, as a device frees a process's memory.
-        for task in tables.liveTasks.values { _ = task.value.takeExpirationHandler() }
+        for task in connection.endTables().liveTasks.values { _ = task.value.takeExpirationHandler() }
         deferred = []
-        tables.removeAll()
         provisionalAssertions = [:]
         connection.publishEnded()
         delegate = nil  // delegates often hold their process

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundProtocol
 import Dispatch
 import Foundation
 import Synchronization
@@ -28,6 +29,9 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
     private let tag: Int
     /// What the simulator last published for this process: its calls off the main actor read it.
     let view = Mutex(ProcessView())
+    /// The app runtime's tables of this process (the same runtime users run), reachable from
+    /// any of its threads; `nil` once the process has ended (it keeps nothing).
+    private let tables = Mutex<RuntimeTables?>(RuntimeTables())
     let supportsBackgroundGPU: Bool
     /// The app's background sessions run on the simulator's virtual network.
     let transferService: (any TransferService)?
@@ -117,7 +121,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         let id = untagged(id)
         tell { simulator, process in
             guard let id = simulator.systemAssertion(process, for: id) else { return }  // revoked on arrival
-            process.tables.recordEnd(id)
+            process.connection.withTables { _ = $0.recordEnd(id) }
             if process.isAlive { simulator.record(.appCall(process.app, .endBackgroundTask(id))) }
             simulator.fromApp(process) { .endAssertion(process.app, id) }
         }
@@ -161,178 +165,6 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
 
     func attach(_ application: UIApplication) {}
 
-    func registerTaskHandler(
-        identifier: String,
-        queue: DispatchQueue?,
-        launchHandler: @escaping (BGTask) -> Void
-    ) -> Bool {
-        let registration = UncheckedSendable(RegisteredTaskHandler(queue: queue, handler: launchHandler))
-        if MainActorThread.isCurrent {
-            return MainActor.assumeIsolated {
-                onSimulator(or: false) { $0.registerTaskHandler($1, identifier: identifier, registration.value) }
-            }
-        }
-        // Off the main actor it cannot wait for the answer: registered when it arrives (the
-        // system's own faults, such as a registration after launch, are raised then).
-        inbox.post { [self] simulator in
-            _ = simulator.registerTaskHandler(process(in: simulator), identifier: identifier, registration.value)
-        }
-        return true
-    }
-
-    func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
-        if MainActorThread.isCurrent {
-            let rejection = MainActor.assumeIsolated { onSimulator(or: nil) { $0.submit($1, request) } }
-            if let rejection { throw BGTaskScheduler.Error(rejection: rejection) }
-            return
-        }
-        // Off the main actor it cannot wait for the system's answer: submitted when it arrives,
-        // and a rejection then is logged for the app (its `.reply` is in the event log).
-        inbox.post { [self] simulator in
-            let process = process(in: simulator)
-            guard let rejection = simulator.submit(process, request) else { return }
-            simulator.record(
-                .appCode(
-                    process.app,
-                    "submit(_:) of \"\(request.identifier)\" from a thread off the main actor was rejected when it arrived: \(rejection)"
-                )
-            )
-        }
-    }
-
-    func cancelTaskRequest(identifier: String) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .cancelTaskRequest(process.app, identifier: identifier) }
-        }
-    }
-
-    func cancelAllTaskRequests() {
-        tell { simulator, process in simulator.fromApp(process) { .cancelAllTaskRequests(process.app) } }
-    }
-
-    func pendingTaskRequests() -> [TaskRequest] {
-        answer(
-            or: [],
-            onMain: { $0.pendingRequests(of: $1.app) },
-            offMain: { _, _ in
-                refuseOffMain("pendingTaskRequests()")
-                return []
-            }
-        )
-    }
-
-    func pendingTaskRequests(reply: @escaping @Sendable ([TaskRequest]) -> Void) {
-        if MainActorThread.isCurrent {
-            reply(MainActor.assumeIsolated { onSimulator(or: []) { $0.pendingRequests(of: $1.app) } })
-        } else {
-            // Answered when the call arrives on the simulator's main actor; the caller waits in
-            // its continuation or completion handler, never blocking its thread.
-            inbox.post { [self] simulator in reply(simulator.pendingRequests(of: process(in: simulator).app)) }
-        }
-    }
-
-    func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility? {
-        answer(
-            or: nil,
-            onMain: { $0.eligibility(of: $1.app, identifier: identifier) },
-            offMain: { _, _ in
-                refuseOffMain("eligibility(forTaskWithIdentifier:)")
-                return nil
-            }
-        )
-    }
-
-    func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
-        answer(
-            or: nil,
-            onMain: { $0.explanation(of: $1.app, identifier: identifier) },
-            offMain: { _, _ in
-                refuseOffMain("explanation(forTaskWithIdentifier:)")
-                return nil
-            }
-        )
-    }
-
-    /// A call of ours (no Apple API) that needs the simulator's whole state: in the simulator,
-    /// main actor only; elsewhere it would have to wait for the main actor.
-    private func refuseOffMain(_ call: String) {
-        let fault = BackgroundFault(
-            api: call,
-            message:
-                "called off the main actor in the simulator, where it would have to wait for the main actor; "
-                + "call it from the app's main-actor code",
-            app: app
-        )
-        inbox.post { $0.raise(fault) }
-    }
-
-    func simulateLaunch(forTaskWithIdentifier identifier: String) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .simulateLaunch(process.app, identifier: identifier) }
-        }
-    }
-
-    func simulateExpiration(forTaskWithIdentifier identifier: String) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .simulateExpiration(process.app, identifier: identifier) }
-        }
-    }
-
-    func completeTask(_ run: TaskRunID, success: Bool) {
-        tell { simulator, process in
-            process.tables.liveTasks[run] = nil
-            simulator.fromApp(process) { .completeTask(process.app, run, success: success) }
-        }
-    }
-
-    func reportProgress(_ run: TaskRunID, fraction: Double) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .reportTaskProgress(process.app, run, fraction: fraction) }
-        }
-    }
-
-    func setMinimumBackgroundFetchInterval(_ interval: Duration?) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .setMinimumBackgroundFetchInterval(process.app, interval) }
-        }
-    }
-
-    func beginModeActivity(_ mode: BackgroundMode) -> Reply {
-        if MainActorThread.isCurrent {
-            return MainActor.assumeIsolated {
-                onSimulator(or: .modeNotHeld(mode, reason: "the process has ended")) { simulator, process in
-                    guard process.isAlive else { return .modeNotHeld(mode, reason: "the process has ended") }
-                    return simulator.send(.beginModeActivity(process.app, mode))
-                        ?? .modeNotHeld(mode, reason: "the device is off")
-                }
-            }
-        }
-        // Off the main actor: answered from the published state; the begin arrives at the next
-        // step, where the system decides again (and logs its answer).
-        tell { simulator, process in
-            guard process.isAlive else { return }
-            simulator.send(.beginModeActivity(process.app, mode))
-        }
-        return view.withLock { $0.modeReply(mode) }
-    }
-
-    func endModeActivity(_ mode: BackgroundMode) {
-        tell { simulator, process in
-            simulator.fromApp(process) { .endModeActivity(process.app, mode) }
-        }
-    }
-
-    func instant(for date: Date) -> Instant {
-        // The one conversion (SystemTime): a distance from now, to the second.
-        let now = answer(or: inbox.now, onMain: { simulator, _ in simulator.now }, offMain: { _, now in now })
-        return SystemTime.instant(for: date, now: now)
-    }
-
-    func date(for instant: Instant) -> Date {
-        let now = answer(or: inbox.now, onMain: { simulator, _ in simulator.now }, offMain: { _, now in now })
-        return SystemTime.date(for: instant, now: now)
-    }
-
     func log(_ level: LogRecord.Level, _ message: String) {
         tell { simulator, process in simulator.record(.appCode(process.app, message)) }
     }
@@ -351,13 +183,76 @@ extension SimulatedConnection {
     }
 
     func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result {
-        guard let process = MainActor.assumeIsolated({ liveProcess }) else {
-            var ended = RuntimeTables()  // an ended process keeps nothing
-            return body(&ended)
+        tables.withLock { tables in
+            guard tables != nil else {
+                var ended = RuntimeTables()  // an ended process keeps nothing
+                return body(&ended)
+            }
+            return body(&tables!)
         }
-        var tables = MainActor.assumeIsolated { process.takeTables() }
-        defer { MainActor.assumeIsolated { [tables] in process.tables = tables } }
-        return body(&tables)
+    }
+
+    /// Empties the tables for good: the process has ended. Returns what they held.
+    @discardableResult
+    func endTables() -> RuntimeTables {
+        tables.withLock { tables in
+            defer { tables = nil }
+            return tables ?? RuntimeTables()
+        }
+    }
+
+    /// The time now: the simulator's, on its main actor; the inbox's elsewhere.
+    var now: Instant {
+        answer(or: inbox.now, onMain: { simulator, _ in simulator.now }, offMain: { _, now in now })
+    }
+
+    /// From the main actor, to the simulator at once; from any other thread, through the inbox,
+    /// without waiting. A call from an ended process is logged and ignored.
+    func sendOneWay(_ event: Event) {
+        tell { simulator, process in simulator.fromApp(process) { event } }
+    }
+
+    /// From the main actor, answered at once. From any other thread it cannot wait for the
+    /// simulator: sent through the inbox, the reply recorded when it arrives (a rejected submit
+    /// is then logged for the app, its `.reply` is in the event log), and answered for now from
+    /// what the simulator last published (a background mode's begin, by the core's rule).
+    func exchange(
+        _ event: Event,
+        recording: @escaping @Sendable (Reply?, inout RuntimeTables) -> Void
+    ) -> ExchangeOutcome {
+        if MainActorThread.isCurrent {
+            return MainActor.assumeIsolated {
+                onSimulator(or: .ended) { simulator, process in simulator.exchange(process, event, recording) }
+            }
+        }
+        let provisional = view.withLock { view -> Reply? in
+            guard case .beginModeActivity(_, let mode) = event else { return nil }
+            return view.modeReply(mode)
+        }
+        inbox.post { [self] simulator in
+            let process = process(in: simulator)
+            let outcome = simulator.exchange(process, event, recording)
+            guard case .answered(.rejected(_, let code)?) = outcome, case .submitTaskRequest(_, let request) = event
+            else { return }
+            simulator.record(
+                .appCode(
+                    process.app,
+                    "submit(_:) of \"\(request.identifier)\" from a thread off the main actor was rejected when it arrived: \(code)"
+                )
+            )
+        }
+        return .deferred(provisional: provisional)
+    }
+
+    /// From the main actor, answered at once; from any other thread, when the question arrives
+    /// on the simulator's main actor (the caller waits in its continuation or completion
+    /// handler, never blocking its thread).
+    func ask(_ query: AppQuery, reply: @escaping @Sendable (AppQueryAnswer?) -> Void) {
+        if MainActorThread.isCurrent {
+            reply(MainActor.assumeIsolated { onSimulator(or: nil) { $0.core.answer(query, of: $1.app, at: $0.now) } })
+        } else {
+            inbox.post { [self] simulator in reply(simulator.core.answer(query, of: app, at: simulator.now)) }
+        }
     }
 
     var runtimeApplication: UIApplication? {
@@ -408,20 +303,25 @@ extension Simulator {
         deniedHandler = handler
         let reply = send(.beginAssertion(process.app, name: name, origin: site, hasExpirationHandler: handler != nil))
         deniedHandler = nil
-        let id = process.tables.recordBegin(reply, handler: handler)
+        let id = process.connection.withTables { $0.recordBegin(reply, handler: handler) }
         record(.appCall(process.app, .beginBackgroundTask(name: name, id: id)))
         return id
     }
 
-    func registerTaskHandler(_ process: AppProcess, identifier: String, _ registration: RegisteredTaskHandler) -> Bool {
-        guard process.isAlive else { return false }
-        let reply = send(.registerTaskHandler(process.app, identifier: identifier))
-        return process.tables.recordRegistration(reply, identifier: identifier, registration)
-    }
-
-    func submit(_ process: AppProcess, _ request: TaskRequest) -> SubmissionRejection? {
-        guard process.isAlive else { return nil }
-        if case .rejected(_, let code) = send(.submitTaskRequest(process.app, request)) { return code }
-        return nil
+    /// An event of a process for the system's answer: the reply is recorded in the process's
+    /// tables before anything else of the process runs.
+    func exchange(
+        _ process: AppProcess,
+        _ event: Event,
+        _ recording: @Sendable (Reply?, inout RuntimeTables) -> Void
+    ) -> ExchangeOutcome {
+        guard process.isAlive else { return .ended }
+        guard deviceState.isOn else {
+            send(event)  // notes that it was not delivered
+            return .failed("the device is off")
+        }
+        let reply = send(event)
+        process.connection.withTables { recording(reply, &$0) }
+        return .answered(reply)
     }
 }

@@ -1,124 +1,38 @@
-public import BackgroundCore
-import BackgroundProtocol
-public import Dispatch
-public import Foundation
+import BackgroundCore
+package import BackgroundProtocol
+import Foundation
+
+// MARK: The app runtime's transport: messages to backgroundd
 
 extension DaemonConnection {
-    /// Registers a launch handler: a round trip (the daemon holds the manifest's permitted
-    /// identifiers and knows whether the launch finished).
-    public func registerTaskHandler(
-        identifier: String,
-        queue: DispatchQueue?,
-        launchHandler: @escaping (BGTask) -> Void
-    ) -> Bool {
-        let registration = UncheckedSendable(RegisteredTaskHandler(queue: queue, handler: launchHandler))
-        // Sent and then cut off: the daemon may have registered it, so it is taken as registered
-        // (and declared to a daemon that restarted), never sent twice.
-        let answer = roundTrip(
-            .event(.registerTaskHandler(app, identifier: identifier)),
-            assumedIfBroken: .answer(.registered(identifier: identifier), [])
-        ) { [weak self] answer in
-            // Recorded before the answer's effects, and before the caller goes on to finish launching.
+    /// Sends the event as a round trip and waits for the answer (``roundTrip(_:sentOnce:onAnswer:)``:
+    /// sent again on the next connection when the current one breaks, for at most
+    /// ``Configuration/reconnectionWait``). A registration is never sent twice: when the
+    /// connection breaks after it was sent, it is ``ExchangeOutcome/lost``.
+    package func exchange(
+        _ event: Event,
+        recording: @escaping @Sendable (Reply?, inout RuntimeTables) -> Void
+    ) -> ExchangeOutcome {
+        let sentOnce: Bool
+        if case .registerTaskHandler = event { sentOnce = true } else { sentOnce = false }
+        // Recorded before the answer's effects, and before the caller goes on.
+        let result = roundTrip(.event(event), sentOnce: sentOnce) { [weak self] answer in
             guard case .answer(let reply, _) = answer else { return }
-            _ = self?.recordRegistration(reply, identifier: identifier, registration.value)
+            self?.withTables { recording(reply, &$0) }
         }
-        guard let answer else {
-            logger.error("\(app): register \"\(identifier)\": backgroundd is not connected")
-            return false
+        switch result {
+        case .answered(.answer(let reply, _)): return .answered(reply)
+        case .answered: return .failed("backgroundd answered with another kind of message")
+        case .lost: return .lost
+        case .noConnection: return .failed("backgroundd is not connected")
         }
-        if case .answer(.registered?, _) = answer { return true }
-        return false
     }
 
-    /// Submits a request: a round trip (its rejection depends on the daemon's pending list and
-    /// the device).
-    public func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
-        guard let answer = roundTrip(.event(.submitTaskRequest(app, request))) else {
-            throw BGTaskScheduler.Error(.unavailable, reason: "backgroundd is not connected")
-        }
-        if case .answer(.rejected(_, let code)?, _) = answer { throw BGTaskScheduler.Error(rejection: code) }
-    }
-
-    public func cancelTaskRequest(identifier: String) {
-        sendOneWay(.cancelTaskRequest(app, identifier: identifier))
-    }
-
-    public func cancelAllTaskRequests() {
-        sendOneWay(.cancelAllTaskRequests(app))
-    }
-
-    public func pendingTaskRequests() -> [TaskRequest] {
-        guard case .queryAnswer(.pendingTaskRequests(let requests))? = roundTrip(.query(.pendingTaskRequests)) else {
-            return []
-        }
-        return requests
-    }
-
-    public func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility? {
-        guard
-            case .queryAnswer(.eligibility(let eligibility))? = roundTrip(.query(.eligibility(identifier: identifier)))
-        else { return nil }
-        return eligibility
-    }
-
-    public func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
-        guard
-            case .queryAnswer(.explanation(let explanation))? = roundTrip(
-                .query(.explanation(identifier: identifier))
-            )
-        else { return nil }
-        return explanation
-    }
-
-    public func simulateLaunch(forTaskWithIdentifier identifier: String) {
-        sendOneWay(.simulateLaunch(app, identifier: identifier))
-    }
-
-    public func simulateExpiration(forTaskWithIdentifier identifier: String) {
-        sendOneWay(.simulateExpiration(app, identifier: identifier))
-    }
-
-    public func completeTask(_ run: TaskRunID, success: Bool) {
-        forgetTask(run)
-        sendOneWay(.completeTask(app, run, success: success))
-    }
-
-    public func reportProgress(_ run: TaskRunID, fraction: Double) {
-        sendOneWay(.reportTaskProgress(app, run, fraction: fraction))
-    }
-
-    public func setMinimumBackgroundFetchInterval(_ interval: Duration?) {
-        sendOneWay(.setMinimumBackgroundFetchInterval(app, interval))
-    }
-
-    /// Begins a background mode's activity: a round trip (the daemon holds the manifest's
-    /// `UIBackgroundModes` and decides). A held mode is declared again after a restart of the
-    /// daemon.
-    public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
-        let answer = roundTrip(.event(.beginModeActivity(app, mode))) { [weak self] answer in
-            // Recorded before anything else arrives: a restart right after it declares the mode.
-            guard case .answer(.modeHeld?, _) = answer else { return }
-            self?.state.withLock { _ = $0.modes.insert(mode) }
-        }
-        guard case .answer(let reply?, _)? = answer else {
-            return .modeNotHeld(mode, reason: "backgroundd is not connected")
-        }
-        return reply
-    }
-
-    public func endModeActivity(_ mode: BackgroundMode) {
-        // Without a connection the end needs no message: the declaration leaves the mode out.
-        state.withLock { _ = $0.modes.remove(mode) }
-        sendOneWay(.endModeActivity(app, mode))
+    /// Asks the daemon and waits for its answer (a round trip, as ``exchange(_:recording:)``).
+    package func ask(_ query: AppQuery, reply: @escaping @Sendable (AppQueryAnswer?) -> Void) {
+        guard case .answered(.queryAnswer(let answer)) = roundTrip(.query(query)) else { return reply(nil) }
+        reply(answer)
     }
 
     public var supportsBackgroundGPU: Bool { state.withLock { $0.supportsBackgroundGPU } }
-
-    public func instant(for date: Date) -> Instant {
-        SystemTime.instant(for: date, now: now)
-    }
-
-    public func date(for instant: Instant) -> Date {
-        SystemTime.date(for: instant, now: now)
-    }
 }

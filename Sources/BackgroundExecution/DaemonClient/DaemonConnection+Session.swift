@@ -159,7 +159,7 @@ extension DaemonConnection {
                 launchFinished: state.launchFinished,
                 registeredIdentifiers: state.tables.taskHandlers.keys.sorted(),
                 assertions: state.held.all,
-                modes: state.modes.sorted { $0.rawValue < $1.rawValue }
+                modes: state.tables.heldModes.sorted { $0.rawValue < $1.rawValue }
             )
         }
     }
@@ -171,16 +171,16 @@ extension DaemonConnection {
     /// identifier's request, a question and a mode held once mean the same the second time),
     /// for at most ``Configuration/reconnectionWait`` in all. A request that must not reach the
     /// same daemon twice (a registration: a second one is the fault Apple crashes on) passes
-    /// `assumedIfBroken`: when the connection breaks after it was sent, that is the answer
-    /// (given to `onAnswer` too), and it is not sent again.
+    /// `sentOnce`: when the connection breaks after it was sent, it is ``RoundTripResult/lost``
+    /// and is not sent again.
     ///
-    /// - Returns: The answer; nil when no connection came in time (or none can: the
-    ///   connection cannot be made again, or the daemon ended this process).
+    /// - Parameter onAnswer: Sees the answer on the reader thread, before its effects are
+    ///   carried out.
     func roundTrip(
         _ request: AppMessage,
-        assumedIfBroken: SystemMessage? = nil,
+        sentOnce: Bool = false,
         onAnswer: (@Sendable (SystemMessage) -> Void)? = nil
-    ) -> SystemMessage? {
+    ) -> RoundTripResult {
         startReading()
         let deadline = DispatchTime.now() + configuration.reconnectionWait.dispatchInterval
         while true {
@@ -197,24 +197,32 @@ extension DaemonConnection {
             }
             switch attempt {
             case .cannotConnect:
-                return nil
+                return .noConnection
             case .sent:
-                if let answer = waiter.wait() { return answer }
-                if let assumedIfBroken {
-                    onAnswer?(assumedIfBroken)
-                    return assumedIfBroken
-                }
+                if let answer = waiter.wait() { return .answered(answer) }
+                if sentOnce { return .lost }
             case .broken:
                 break
             case .awaitConnection(let connected):
                 if connected.wait(timeout: deadline) == .timedOut {
                     state.withLock { state in state.awaitingConnection.removeAll { $0 === connected } }
-                    return nil
+                    return .noConnection
                 }
             }
-            if DispatchTime.now() >= deadline { return nil }
+            if DispatchTime.now() >= deadline { return .noConnection }
         }
     }
+}
+
+/// What became of a round trip to the daemon.
+enum RoundTripResult {
+    /// The daemon's answer.
+    case answered(SystemMessage)
+    /// Sent once, and the connection broke before the answer (``DaemonConnection/roundTrip(_:sentOnce:onAnswer:)``).
+    case lost
+    /// No connection came in time, or none can (it cannot be made again, or the daemon ended
+    /// this process).
+    case noConnection
 }
 
 /// What became of one attempt to send a round trip.

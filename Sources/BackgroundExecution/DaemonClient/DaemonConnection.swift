@@ -109,8 +109,6 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         var grant = AppSideGrant()
         /// The assertions this process holds, by identifier: declared again on reconnection.
         var held = HeldAssertions()
-        /// The background modes whose activity this process holds: declared again on reconnection.
-        var modes: Set<BackgroundMode> = []
         var launchFinished = false
         var refreshStatus = BackgroundRefreshStatus.available
         /// Low Power Mode, from the welcome and ``Effect/powerStateChanged(_:lowPowerMode:)``.
@@ -277,7 +275,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     /// Sends an app event that nothing waits for. Cancels and the fetch interval wait for the
     /// next connection when there is none; the rest concerns what the daemon that is gone knew.
-    func sendOneWay(_ event: Event) {
+    package func sendOneWay(_ event: Event) {
         state.withLock { state in
             if state.socket == nil {
                 if event.survivesReconnection, state.parked.count < Self.maximumParkedEvents {

@@ -66,7 +66,7 @@ final class DaemonTransferClient: TransferService {
             state.sessions[session.session] = Session(options: session, events: events, nextTask: next)
         }
         guard
-            case .transfer(.attached(_, let transfers, let nextTask, _))? = connection.roundTrip(
+            case .answered(.transfer(.attached(_, let transfers, let nextTask, _))) = connection.roundTrip(
                 .transfer(.attach(session))
             )
         else {

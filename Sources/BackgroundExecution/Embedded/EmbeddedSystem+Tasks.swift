@@ -1,103 +1,62 @@
 import BackgroundCore
+package import BackgroundProtocol
 import Dispatch
 import Foundation
 
 extension EmbeddedSystem {
-    public func registerTaskHandler(
-        identifier: String,
-        queue: DispatchQueue?,
-        launchHandler: @escaping (BGTask) -> Void
-    ) -> Bool {
-        let registration = RegisteredTaskHandler(queue: queue, handler: launchHandler)
-        let answer = handle(.registerTaskHandler(app, identifier: identifier)) { state, reply in
-            state.tables.recordRegistration(reply, identifier: identifier, registration)
-        }
-        perform(answer.list, at: answer.at)
-        if case .registered = answer.reply { return true }
-        return false
+    // MARK: The app runtime's transport: messages to the core in this process
+
+    /// Hands the event to the core and carries out its effects; one the core refuses is logged
+    /// at debug level (nothing waits for its answer).
+    package func sendOneWay(_ event: Event) {
+        deliver(event)
     }
 
-    /// Submits a request; it is in the store before this returns.
+    /// Hands the event to the core under the system's lock, records the reply in the tables under
+    /// the same lock, then carries out the effects.
     ///
-    /// A store that cannot take the request (full disk, a read-only file, a failing trigger)
-    /// fails the submission with `BGTaskScheduler.Error.unavailable`, and the system is left
-    /// as it was before the call: the request is neither pending nor stored.
-    public func submitTaskRequest(_ request: TaskRequest) throws(BGTaskScheduler.Error) {
+    /// A submitted request is in the store before this returns: a store that cannot take it (a
+    /// full disk, a read-only file, a failing trigger) fails the exchange, and the system is left
+    /// as it was before the call (the request is neither pending nor stored). Other changes the
+    /// store cannot take yet are written with the next write.
+    package func exchange(
+        _ event: Event,
+        recording: @escaping @Sendable (Reply?, inout RuntimeTables) -> Void
+    ) -> ExchangeOutcome {
         let now = self.now
-        var storeFailure: (any Error)?
+        let atomic: Bool
+        if case .submitTaskRequest = event { atomic = configuration.store != nil } else { atomic = false }
+        var failure: String?
         let (reply, effects) = state.withLock { state -> (Reply?, [Effect]) in
-            let before = configuration.store == nil ? nil : state.core
-            let reply = state.handleInfallible(.submitTaskRequest(app, request), at: now)
+            let before = atomic ? state.core : nil
+            state.buffer.removeAll(keepingCapacity: true)
+            let reply: Reply?
+            do {
+                reply = try state.exchange(event, at: now)
+            } catch {
+                state.buffer.removeAll(keepingCapacity: true)
+                failure = "\(error)"
+                return (nil, [])
+            }
             if let before, let error = persistBuffered(&state, keepingFailedChanges: false) {
                 state.core = before
                 state.buffer.removeAll(keepingCapacity: true)
-                storeFailure = error
+                failure = "the request could not be stored: \(error)"
                 return (nil, [])
             }
+            if !atomic { _ = persistBuffered(&state, keepingFailedChanges: true) }
+            recording(reply, &state.tables)
             return (reply, state.takeEffects())
         }
         perform(effects, at: now)
-        if case .rejected(_, let code) = reply { throw BGTaskScheduler.Error(rejection: code) }
-        if let storeFailure {
-            let reason = "the request could not be stored: \(storeFailure)"
-            configuration.logger.error("\(app): submit \"\(request.identifier)\" failed: \(reason)")
-            throw BGTaskScheduler.Error(.unavailable, reason: reason)
-        }
+        if let failure { return .failed(failure) }
+        return .answered(reply)
     }
 
-    public func cancelTaskRequest(identifier: String) {
-        deliver(.cancelTaskRequest(app, identifier: identifier))
-    }
-
-    public func cancelAllTaskRequests() {
-        deliver(.cancelAllTaskRequests(app))
-    }
-
-    public func pendingTaskRequests() -> [TaskRequest] {
-        state.withLock { $0.core.pendingRequests(of: app) }
-    }
-
-    public func eligibility(forTaskWithIdentifier identifier: String) -> Eligibility? {
+    /// Answers at once, from the core in this process.
+    package func ask(_ query: AppQuery, reply: @escaping @Sendable (AppQueryAnswer?) -> Void) {
         let now = self.now
-        return state.withLock { $0.core.eligibility(of: app, identifier: identifier, at: now) }
-    }
-
-    public func explanation(forTaskWithIdentifier identifier: String) -> RequestExplanation? {
-        let now = self.now
-        return state.withLock { $0.core.explanation(of: app, identifier: identifier, at: now) }
-    }
-
-    public func simulateLaunch(forTaskWithIdentifier identifier: String) {
-        deliver(.simulateLaunch(app, identifier: identifier))
-    }
-
-    public func simulateExpiration(forTaskWithIdentifier identifier: String) {
-        deliver(.simulateExpiration(app, identifier: identifier))
-    }
-
-    public func completeTask(_ run: TaskRunID, success: Bool) {
-        forgetTask(run)
-        deliver(.completeTask(app, run, success: success))
-    }
-
-    public func reportProgress(_ run: TaskRunID, fraction: Double) {
-        deliver(.reportTaskProgress(app, run, fraction: fraction))
-    }
-
-    public func setMinimumBackgroundFetchInterval(_ interval: Duration?) {
-        deliver(.setMinimumBackgroundFetchInterval(app, interval))
-    }
-
-    public func beginModeActivity(_ mode: BackgroundMode) -> Reply {
-        do {
-            return try send(.beginModeActivity(app, mode)) ?? .modeNotHeld(mode, reason: "no answer")
-        } catch {
-            return .modeNotHeld(mode, reason: "\(error)")
-        }
-    }
-
-    public func endModeActivity(_ mode: BackgroundMode) {
-        deliver(.endModeActivity(app, mode))
+        reply(state.withLock { $0.core.answer(query, of: app, at: now) })
     }
 
     /// Delivers a silent push to this app, as APNs would: in the foreground it reaches
@@ -123,16 +82,6 @@ extension EmbeddedSystem {
     public var modeActivities: [ModeActivity] { state.withLock { $0.core.modeActivities(of: app) } }
 
     public var supportsBackgroundGPU: Bool { configuration.policy.scheduling.supportsBackgroundGPU }
-
-    public func instant(for date: Date) -> Instant {
-        // Measured from now, so dates computed from `Date()` mean the same distance ahead on a
-        // manual clock as on the real one; the one conversion (SystemTime).
-        SystemTime.instant(for: date, now: now)
-    }
-
-    public func date(for instant: Instant) -> Date {
-        SystemTime.date(for: instant, now: now)
-    }
 
     public func log(_ level: LogRecord.Level, _ message: String) {
         configuration.logger.log(level: level.swiftLogLevel, "\(app): \(message)")

@@ -1,4 +1,5 @@
 import BackgroundCore
+package import BackgroundProtocol
 import Dispatch
 
 /// A launch handler and the queue it runs on.
@@ -27,6 +28,9 @@ package struct RuntimeTables: Sendable {
     package private(set) var taskHandlers: [String: RegisteredTaskHandler] = [:]
     /// The tasks handed to the app and not completed yet.
     package var liveTasks: [TaskRunID: UncheckedSendable<BGTask>] = [:]
+    /// The background modes whose activity the system granted and the app has not ended: what
+    /// a transport declares again to a system that restarted.
+    package var heldModes: Set<BackgroundMode> = []
 
     package init() {}
 
@@ -75,15 +79,40 @@ package struct RuntimeTables: Sendable {
         handlers.removeAll()
         taskHandlers.removeAll()
         liveTasks.removeAll()
+        heldModes.removeAll()
     }
 }
 
 /// A transport under the app runtime: how the runtime reaches the system and the app's threads.
 ///
 /// The embedded system (the core in this process), the simulator (the core on a virtual phone)
-/// and, later, the daemon's client each implement it; the rules of the app's side are written
-/// once, in ``RuntimeHost/carryOut(_:deniedHandler:)``.
+/// and the daemon's client each implement it. The rules of the app's side are written once:
+/// effects become callbacks in ``RuntimeHost/carryOut(_:deniedHandler:)``, and Apple's calls
+/// become events in `AppRuntime+Calls.swift`, which a transport only moves: one way
+/// (``sendOneWay(_:)``), for an answer (``exchange(_:recording:)``) or as a question
+/// (``ask(_:reply:)``), the shape of the wire protocol's `oneWay`, `event` and `query`.
 package protocol RuntimeHost: SystemConnection {
+    /// The time now on the system's clock (the boot clock, or virtual time).
+    var now: Instant { get }
+
+    /// Sends an app event that nothing waits for, in the order of the calls. A transport that
+    /// cannot deliver it (no connection, an ended process) drops it or keeps it for later, as
+    /// its own documentation says.
+    func sendOneWay(_ event: Event)
+
+    /// Sends an app event for the system's answer. `recording` takes the reply into the tables
+    /// of the app's process atomically with its arrival, before the answer's effects are carried
+    /// out (a registered handler must be there when its first task is handed over).
+    func exchange(
+        _ event: Event,
+        recording: @escaping @Sendable (Reply?, inout RuntimeTables) -> Void
+    ) -> ExchangeOutcome
+
+    /// Asks the system a question about the app's requests; `reply` gets the answer (`nil` when
+    /// none came): before this returns where the transport can wait for it on the caller's
+    /// thread, later (on another thread) where it cannot.
+    func ask(_ query: AppQuery, reply: @escaping @Sendable (AppQueryAnswer?) -> Void)
+
     /// Runs `body` on the tables of the app's current process, under whatever protects them.
     func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result
 

@@ -82,7 +82,7 @@ struct ControlChannelAttackTests {
         let (running, control) = try await startService(in: scratch)
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        sleeper.arguments = ["100"]
+        sleeper.arguments = ["infinity"]  // killed below; a test slowed past any fixed length must not see it end
         sleeper.standardOutput = FileHandle.nullDevice
         sleeper.standardError = FileHandle.nullDevice
         try sleeper.run()
