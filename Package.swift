@@ -399,7 +399,8 @@ let package = Package(
             name: "BackgroundDaemonTests",
             dependencies: [
                 "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
-                "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app", "daemon-api-test-app",
+                "BackgroundSimulator", "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app",
+                "daemon-api-test-app",
                 "daemon-transfer-test-app", "BackgroundTransfers", "TransferTestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -127,6 +127,8 @@ struct EngineFixture {
     let clock: TestClock
     let processes: RecordingProcesses
     let store: BackgroundStore
+    /// The engine's wake-ups, armed and never fired: tests tick by hand.
+    let wakeups = RecordedWakeups()
 
     /// `modes`: background modes an app declares besides `fetch` and `processing`.
     init(
@@ -168,7 +170,7 @@ struct EngineFixture {
             survivors: survivors,
             clock: { clock.now },
             wallClock: WallClock(unixSecondsAtOrigin: 1_767_225_600),
-            wakeups: RecordedWakeups()
+            wakeups: wakeups
         )
     }
 

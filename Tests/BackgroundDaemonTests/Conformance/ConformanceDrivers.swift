@@ -1,0 +1,282 @@
+import BackgroundCore
+import BackgroundDaemon
+import BackgroundProtocol
+import BackgroundSimulator
+import BackgroundTestSupport
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import BackgroundExecution
+
+/// The transports the conformance suite runs on: one app side, three ways to reach the system.
+enum ConformanceTransport: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// ``EmbeddedSystem`` on a ``ManualClock``: the core in the app's process.
+    case embedded
+    /// The simulator: the core on a virtual phone, the app as a simulated process.
+    case simulator
+    /// The daemon's engine in this process, on a clock the test moves, and the real
+    /// ``DaemonConnection`` over a socket pair (the wire protocol, a reader thread, the main queue).
+    case daemon
+
+    var testDescription: String { rawValue }
+
+    /// A driver for this transport, with the app installed (not launched yet).
+    @MainActor
+    func driver() throws -> any ConformanceDriver {
+        switch self {
+        case .embedded: return EmbeddedDriver()
+        case .simulator: return SimulatorDriver()
+        case .daemon: return try DaemonDriver()
+        }
+    }
+}
+
+/// The app every case runs: the daemon fixture's first app, with the same manifest everywhere.
+enum ConformanceApp {
+    static let id = EngineFixture.notes
+    static let refresh = "\(EngineFixture.notes.bundleIdentifier).refresh"
+    static let manifest = AppManifest(
+        bundleIdentifier: EngineFixture.notes,
+        permittedTaskIdentifiers: [refresh],
+        backgroundModes: [.fetch, .processing]
+    )
+}
+
+/// One system under test, driven the same way whatever the transport: the user's actions, time,
+/// and what the app and the system can be asked.
+@MainActor
+protocol ConformanceDriver: AnyObject {
+    /// Launches the app into the foreground as the user opening it: `delegate` becomes its
+    /// delegate, and `launchCode` runs as the app's launch code (before its launch is over).
+    func launch(_ delegate: ConformanceDelegate, launchCode: @escaping @MainActor (UIApplication) -> Void) async
+    /// The app's application object (after ``launch(_:launchCode:)``).
+    var application: UIApplication { get }
+    /// The user goes to the Home screen.
+    func home() async
+    /// The user opens the app again.
+    func open() async
+    /// Moves time on by `duration`, carrying out everything that falls due on the way, in order.
+    func advance(by duration: Duration) async
+    /// Lets the app's main actor and the system take in everything already sent, on either side.
+    func settle() async
+    /// The app's state as the system sees it.
+    var systemState: AppLifecycleState { get }
+    /// The termination reports the app's side received (or the process's end recorded).
+    var reports: [TerminationReport] { get }
+}
+
+/// What every case records: the app's callbacks and code, in order, as the app saw them.
+final class ConformanceDelegate: UIResponder, UIApplicationDelegate, @unchecked Sendable {
+    let log = CallLog()
+
+    func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool {
+        log.record("didFinishLaunching")
+        return true
+    }
+
+    func applicationDidBecomeActive(_ application: UIApplication) { log.record("didBecomeActive") }
+    func applicationWillResignActive(_ application: UIApplication) { log.record("willResignActive") }
+    func applicationDidEnterBackground(_ application: UIApplication) {
+        log.record("didEnterBackground")
+        onEnterBackground?(application)
+    }
+    func applicationWillEnterForeground(_ application: UIApplication) { log.record("willEnterForeground") }
+
+    /// Code a case runs in `applicationDidEnterBackground(_:)`, after it is recorded.
+    var onEnterBackground: (@MainActor (UIApplication) -> Void)?
+}
+
+// MARK: Embedded
+
+@MainActor
+final class EmbeddedDriver: ConformanceDriver {
+    let clock = ManualClock()
+    let system: EmbeddedSystem
+    private var app: UIApplication?
+
+    init() {
+        system = EmbeddedSystem(
+            configuration: .init(
+                app: ConformanceApp.id,
+                policy: .iOS,
+                clock: .manual(clock),
+                terminationBehavior: .record,
+                printsReportsToStandardError: false,
+                logger: Logger(label: "conformance", factory: { _ in SwiftLogNoOpLogHandler() }),
+                manifest: ConformanceApp.manifest
+            )
+        )
+    }
+
+    func launch(_ delegate: ConformanceDelegate, launchCode: @escaping @MainActor (UIApplication) -> Void) async {
+        let application = UIApplication(connection: system)
+        application.delegate = delegate
+        app = application
+        launchCode(application)
+        ApplicationMain.deliverLaunch(application)
+        clock.runPending()  // the launch is over at the first turn of the main actor
+    }
+
+    var application: UIApplication { app! }
+    func home() async {
+        system.moveToBackground()
+        clock.runPending()
+    }
+
+    func open() async {
+        system.moveToForeground()
+        clock.runPending()
+    }
+    func advance(by duration: Duration) async { clock.advance(by: duration) }
+    func settle() async { clock.runPending() }
+    var systemState: AppLifecycleState { system.lifecycleState }
+    var reports: [TerminationReport] { system.terminationReports }
+}
+
+// MARK: Simulator
+
+@MainActor
+final class SimulatorDriver: ConformanceDriver {
+    let simulator = Simulator()
+    private var delegate: ConformanceDelegate?
+    private var launchCode: (@MainActor (UIApplication) -> Void)?
+
+    init() {
+        _ = simulator.install(ConformanceApp.id, manifest: ConformanceApp.manifest) { [unowned self] process in
+            process.delegate = delegate
+            launchCode?(process.application)
+        }
+    }
+
+    func launch(_ delegate: ConformanceDelegate, launchCode: @escaping @MainActor (UIApplication) -> Void) async {
+        self.delegate = delegate
+        self.launchCode = launchCode
+        simulator.user.open(ConformanceApp.id)
+        await settle()
+    }
+
+    var application: UIApplication { simulator.application(of: ConformanceApp.id)! }
+    func home() async {
+        simulator.user.goHome()
+        await settle()
+    }
+
+    func open() async {
+        simulator.user.open(ConformanceApp.id)
+        await settle()
+    }
+
+    func advance(by duration: Duration) async { await simulator.run(for: duration) }
+
+    /// Runs what is due now (the launch code and callbacks of an open come at the next turn),
+    /// then the main queue.
+    func settle() async {
+        simulator.runPending()
+        await simulator.runMainQueue()
+    }
+    var systemState: AppLifecycleState { simulator.state(of: ConformanceApp.id) }
+    var reports: [TerminationReport] { simulator.reports }
+}
+
+// MARK: Daemon
+
+@MainActor
+final class DaemonDriver: ConformanceDriver {
+    let fixture: EngineFixture
+    private var link: SocketPairLink?
+    private var connection: DaemonConnection?
+    private var app: UIApplication?
+    private var delegate: ConformanceDelegate?
+
+    init() throws {
+        fixture = try EngineFixture()
+    }
+
+    deinit {
+        link?.close(reason: "the test ended")
+    }
+
+    func launch(_ delegate: ConformanceDelegate, launchCode: @escaping @MainActor (UIApplication) -> Void) async {
+        self.delegate = delegate
+        _ = fixture.engine.answer(.open(ConformanceApp.id))
+        let link = try! SocketPairLink(
+            engine: fixture.engine,
+            app: ConformanceApp.id,
+            incarnation: Incarnation(rawValue: 1)
+        )
+        self.link = link
+        let connection = await link.appConnection(ConformanceApp.id)
+        self.connection = connection
+        let application = UIApplication(connection: connection)
+        application.delegate = delegate
+        app = application
+        launchCode(application)
+        // What `main()` does: the launch callbacks from the welcome's state, then the launch's end.
+        ApplicationMain.deliverLaunch(application)
+        connection.finishLaunching()
+        await settle()
+    }
+
+    var application: UIApplication { app! }
+
+    func home() async {
+        _ = fixture.engine.answer(.home)
+        await settle()
+    }
+
+    func open() async {
+        _ = fixture.engine.answer(.open(ConformanceApp.id))
+        await settle()
+    }
+
+    /// Moves the engine's clock from one armed wake-up to the next up to the end, ticking at each
+    /// and letting the app answer before the next (the daemon's timers fire on its clock, and
+    /// the app runs its handlers in between, as in real time).
+    func advance(by duration: Duration) async {
+        let end = fixture.clock.now + duration
+        await settle()
+        while let armed = fixture.wakeups.armed.withLock({ $0 }), armed <= end {
+            let now = fixture.clock.now
+            if armed > now { fixture.clock.advance(by: armed - now) }
+            fixture.engine.tick()
+            await settle()
+            if fixture.wakeups.armed.withLock({ $0 }) == armed { break }  // nothing further due at it
+        }
+        let now = fixture.clock.now
+        if end > now { fixture.clock.advance(by: end - now) }
+        fixture.engine.tick()
+        await settle()
+    }
+
+    /// Waits until both sides are quiet: the app's main queue has run what was queued there, and
+    /// a round trip after it (answered in order behind every push the daemon sent before it)
+    /// has come back; until two rounds see the same state. Event-driven: no sleep.
+    func settle() async {
+        guard let connection else { return }
+        var last = ""
+        for _ in 0..<100 {
+            await mainQueueTurn()
+            _ = await onDedicatedThread { connection.isConnected ? connection.pendingTaskRequests().count : 0 }
+            await mainQueueTurn()
+            let now =
+                "\(delegate?.log.calls.count ?? 0) \(fixture.engine.appState(ConformanceApp.id)) "
+                + "\(connection.terminationReports.count)"
+            if now == last { return }
+            last = now
+        }
+    }
+
+    private func mainQueueTurn() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { done.resume() }
+        }
+    }
+
+    var systemState: AppLifecycleState { fixture.engine.appState(ConformanceApp.id) }
+    var reports: [TerminationReport] { connection?.terminationReports ?? [] }
+}

@@ -1,0 +1,149 @@
+import BackgroundCore
+import BackgroundTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BackgroundExecution
+
+/// One app side on every transport (issue 22, Deliver 3): each case is written once, runs on the
+/// embedded system, the simulator and the daemon (its engine in this process, the real
+/// `DaemonConnection` over a socket pair), and compares what the app saw, as a sequence of calls,
+/// with one expected sequence. A case that cannot hold on a transport says why here.
+///
+/// Not covered yet (the issue's list): `performExpiringActivity` (it reaches the process-wide
+/// system, one per test process), background downloads' events and completion handler, modes,
+/// silent pushes; and these cases with a real `backgroundd` and a real app process.
+@MainActor
+@Suite("Conformance: the same Apple behaviour on every transport")
+struct ConformanceTests {
+    @Test(
+        "Launch, Home, open: UIKit's callbacks in UIKit's order, each once",
+        arguments: ConformanceTransport.allCases
+    )
+    func lifecycleOrder(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        await driver.launch(delegate) { _ in }
+        await driver.home()
+        await driver.advance(by: .seconds(1))
+        #expect(driver.systemState == .suspended, "nothing held: suspended once didEnterBackground returned")
+        await driver.open()
+        await driver.settle()
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+                "willEnterForeground", "didBecomeActive",
+            ]
+        )
+        #expect(driver.systemState == .active)
+    }
+
+    @Test(
+        "A task begun in didEnterBackground: its expiration handler runs once, on the main actor, when the budget is spent; ended there, the app is suspended",
+        arguments: ConformanceTransport.allCases
+    )
+    func expirationOnTheMainActor(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        let log = delegate.log
+        delegate.onEnterBackground = { application in
+            let task = Mutex(UIBackgroundTaskIdentifier.invalid)
+            let begun = application.beginBackgroundTask(withName: "Upload") {
+                log.record("expired Upload" + (MainActorThread.isCurrent ? " on the main actor" : " off it"))
+                application.endBackgroundTask(task.withLock { $0 })
+            }
+            task.withLock { $0 = begun }
+            log.record(begun == .invalid ? "Upload denied" : "Upload began")
+        }
+        await driver.launch(delegate) { _ in }
+        await driver.home()
+        await driver.advance(by: .seconds(20))
+        #expect(driver.systemState == .background, "within the budget the app runs")
+        await driver.advance(by: .seconds(40))
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "Upload began",
+                "expired Upload on the main actor",
+            ]
+        )
+        #expect(driver.systemState == .suspended)
+        #expect(driver.reports.isEmpty)
+    }
+
+    @Test(
+        "A task never ended: the watchdog ends the app with 0x8badf00d naming it",
+        arguments: ConformanceTransport.allCases
+    )
+    func watchdogNamesTheLeak(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        let log = delegate.log
+        delegate.onEnterBackground = { application in
+            _ = application.beginBackgroundTask(withName: "Leak") { log.record("expired Leak") }
+        }
+        await driver.launch(delegate) { _ in }
+        await driver.home()
+        await driver.advance(by: .seconds(120))
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "expired Leak",
+            ]
+        )
+        #expect(driver.reports.map(\.code) == [.watchdogTimeout])
+        #expect(driver.reports.first?.leakedAssertions.map(\.name) == ["Leak"])
+        #expect(!driver.systemState.hasProcess)
+    }
+
+    @Test(
+        "A refresh task: registered at launch, submitted, launched by the debugger's hook, completed; nothing left pending",
+        arguments: ConformanceTransport.allCases
+    )
+    func refreshTaskRuns(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        let log = delegate.log
+        await driver.launch(delegate) { application in
+            let registered = application.taskScheduler.register(
+                forTaskWithIdentifier: ConformanceApp.refresh,
+                using: nil
+            ) { task in
+                log.record("launched \(task.identifier)")
+                task.setTaskCompleted(success: true)
+            }
+            log.record(registered ? "registered" : "not registered")
+        }
+        let scheduler = driver.application.taskScheduler
+        // An hour ahead: pending on every device (a server's would run it at once), until the hook.
+        let request = BGAppRefreshTaskRequest(identifier: ConformanceApp.refresh)
+        request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+        try scheduler.submit(request)
+        await driver.settle()
+        #expect(await scheduler.pendingTaskRequests().map(\.identifier) == [ConformanceApp.refresh])
+        scheduler._simulateLaunchForTaskWithIdentifier(ConformanceApp.refresh)
+        await driver.settle()
+        await driver.advance(by: .seconds(1))
+        #expect(
+            delegate.log.calls == [
+                "registered", "didFinishLaunching", "didBecomeActive", "launched \(ConformanceApp.refresh)",
+            ]
+        )
+        #expect(await scheduler.pendingTaskRequests().isEmpty)
+    }
+
+    @Test(
+        "Submitting an identifier the manifest does not permit throws notPermitted, and nothing is pending",
+        arguments: ConformanceTransport.allCases
+    )
+    func unpermittedSubmit(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        await driver.launch(ConformanceDelegate()) { _ in }
+        let scheduler = driver.application.taskScheduler
+        #expect {
+            try scheduler.submit(BGAppRefreshTaskRequest(identifier: "com.example.unlisted"))
+        } throws: { error in
+            (error as? BGTaskScheduler.Error)?.code == .notPermitted
+        }
+        #expect(await scheduler.pendingTaskRequests().isEmpty)
+    }
+}
