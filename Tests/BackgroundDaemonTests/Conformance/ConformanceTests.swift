@@ -122,6 +122,10 @@ struct ConformanceTests {
         #expect(await scheduler.pendingTaskRequests().map(\.identifier) == [ConformanceApp.refresh])
         scheduler._simulateLaunchForTaskWithIdentifier(ConformanceApp.refresh)
         await driver.settle()
+        // A launch handler registered with no queue runs on a background queue (Apple's rule;
+        // the simulator runs it on its main actor, for determinism): waited for as an event.
+        let launched = "launched \(ConformanceApp.refresh)"
+        #expect(await waitUntil(timeout: .seconds(60)) { log.calls.contains(launched) })
         await driver.advance(by: .seconds(1))
         #expect(
             delegate.log.calls == [
