@@ -10,56 +10,34 @@ import BackgroundExecution
 /// and after each event of the app and each change of its state, budget or Background App
 /// Refresh status; only simulators that serve app threads do (scenario runs do not).
 struct ProcessView: Sendable {
-    /// The grant state last published; `nil` before the first.
-    var grant: GrantState?
-    /// The Background App Refresh status last published.
-    var backgroundRefreshStatus: BackgroundRefreshStatus = .denied
-    /// Low Power Mode as last published.
-    var lowPowerMode = false
-    /// Whether the process has ended.
-    var hasEnded = false
+    /// What was last published: the grant state, the refresh status, Low Power Mode, the end.
+    var pushed = PushedView(refreshStatus: .denied)
     /// The background modes the app's manifest declares (`UIBackgroundModes`).
     var declaredModes: Set<BackgroundMode> = []
     /// The last provisional identifier handed out (see ``ProvisionalAssertions``).
     var lastProvisional = 0
 
     /// The app's state, as last published.
-    var lifecycleState: AppLifecycleState {
-        if hasEnded { return .terminated(.exited(status: 0)) }
-        return grant?.lifecycleState ?? .notRunning
-    }
-
-    /// The background time left at `now`, as the simulator's own query answers it: `nil` in
-    /// the foreground, zero without a process.
-    func backgroundTimeRemaining(at now: Instant) -> Duration? {
-        let state = lifecycleState
-        if state.isForeground { return nil }
-        guard state.isRunning, let grant else { return .zero }
-        return grant.budgetRemaining(at: now)
-    }
+    var lifecycleState: AppLifecycleState { pushed.lifecycleState }
 
     /// Decides a begin made off the main actor from the published state (the core's grant
     /// rule): a new provisional identifier, or why it is denied.
     mutating func begin(at now: Instant) -> Result<Int, Denial> {
-        guard !hasEnded else { return .failure(Denial(reason: "the app is not running")) }
-        guard let grant else { return .failure(Denial(reason: "the app has not started")) }
+        guard !pushed.hasEnded else { return .failure(Denial(reason: "the app is not running")) }
+        guard let grant = pushed.grant.pushed else { return .failure(Denial(reason: "the app has not started")) }
         if case .deny(let reason) = grant.verdict(at: now, held: 0) { return .failure(Denial(reason: reason)) }
         lastProvisional += 1
         return .success(ProvisionalAssertions.bit | lastProvisional)
     }
 
-    /// A mode activity begun off the main actor, answered by the core's rule on the published
-    /// state (the system decides again when the begin arrives).
+    /// A mode activity begun off the main actor, answered by the core's rule
+    /// (``BackgroundSystem/modeRefusal(_:state:declared:)``) on the published state; the system
+    /// decides again when the begin arrives.
     func modeReply(_ mode: BackgroundMode) -> Reply {
-        let state = lifecycleState
-        guard state.isRunning else { return .modeNotHeld(mode, reason: "the app is \(state)") }
-        guard mode.isActivity else {
-            return .modeNotHeld(mode, reason: "'\(mode)' is not a mode an activity can hold")
+        guard let reason = BackgroundSystem.modeRefusal(mode, state: lifecycleState, declared: declaredModes) else {
+            return .modeHeld(mode)
         }
-        guard declaredModes.contains(mode) else {
-            return .modeNotHeld(mode, reason: "UIBackgroundModes does not declare '\(mode)'")
-        }
-        return .modeHeld(mode)
+        return .modeNotHeld(mode, reason: reason)
     }
 
     /// Why a begin off the main actor was denied.
@@ -119,15 +97,15 @@ extension SimulatedConnection {
     /// Publishes the process's state for its threads off the main actor.
     func publish(_ grant: GrantState, backgroundRefreshStatus: BackgroundRefreshStatus, lowPowerMode: Bool) {
         view.withLock { view in
-            view.grant = grant
-            view.backgroundRefreshStatus = backgroundRefreshStatus
-            view.lowPowerMode = lowPowerMode
+            view.pushed.grant.update(grant)
+            view.pushed.refreshStatus = backgroundRefreshStatus
+            view.pushed.lowPowerMode = lowPowerMode
         }
     }
 
     /// The process has ended: its threads' calls are answered as an ended process's.
     func publishEnded() {
-        view.withLock { $0.hasEnded = true }
+        view.withLock { $0.pushed.hasEnded = true }
     }
 }
 

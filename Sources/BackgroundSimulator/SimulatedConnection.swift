@@ -135,7 +135,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         answer(
             or: nil,
             onMain: { $0.backgroundTimeRemaining(of: $1.app) },
-            offMain: { view, now in view.backgroundTimeRemaining(at: now) }
+            offMain: { view, now in view.pushed.backgroundTimeRemaining(at: now) }
         )
     }
 
@@ -151,7 +151,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         answer(
             or: .denied,
             onMain: { $0.core.backgroundRefreshStatus(of: $1.app) },
-            offMain: { view, _ in view.backgroundRefreshStatus }
+            offMain: { view, _ in view.pushed.refreshStatus }
         )
     }
 
@@ -159,7 +159,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         answer(
             or: false,
             onMain: { simulator, _ in simulator.core.isLowPowerModeEnabled },
-            offMain: { view, _ in view.lowPowerMode }
+            offMain: { view, _ in view.pushed.lowPowerMode }
         )
     }
 

@@ -45,6 +45,24 @@ public struct GrantState: Sendable, Hashable, Codable {
         self.rule = rule
     }
 
+    /// `UIApplication.backgroundTimeRemaining` at `now`, from this state: the one rule
+    /// (``backgroundTimeRemaining(state:budget:)``).
+    public func backgroundTimeRemaining(at now: Instant) -> Duration? {
+        Self.backgroundTimeRemaining(state: lifecycleState) { budgetRemaining(at: now) }
+    }
+
+    /// `UIApplication.backgroundTimeRemaining`: `nil` in the foreground (Apple's
+    /// `.greatestFiniteMagnitude`), zero without a running process, else the budget left. The
+    /// one rule, for the core's own answer and every app-side view of a pushed state.
+    public static func backgroundTimeRemaining(
+        state: AppLifecycleState,
+        budget: () -> Duration
+    ) -> Duration? {
+        if state.isForeground { return nil }
+        if !state.isRunning { return .zero }
+        return budget()
+    }
+
     /// The background time left at `now`, as far as the app can know it.
     public func budgetRemaining(at now: Instant) -> Duration {
         guard budgetTicking, now > measuredAt else { return budgetRemaining }

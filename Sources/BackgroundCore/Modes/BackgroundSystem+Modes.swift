@@ -12,19 +12,12 @@ extension BackgroundSystem {
         at now: Instant,
         into effects: inout [Effect]
     ) -> Reply {
-        guard let index = appIndex[app], apps[index].state.isRunning else {
-            return refuseMode(app, mode, "the app is \(state(of: app))", into: &effects)
+        let index = appIndex[app]
+        let declared = index.flatMap { apps[$0].manifest?.backgroundModes } ?? []
+        if let reason = Self.modeRefusal(mode, state: state(of: app), declared: declared) {
+            return refuseMode(app, mode, reason, into: &effects)
         }
-        guard mode.isActivity else {
-            return refuseMode(app, mode, "'\(mode)' is not a mode an activity can hold", into: &effects)
-        }
-        guard apps[index].manifest?.backgroundModes.contains(mode) == true else {
-            let what =
-                mode == .location
-                ? "background location updates are refused"
-                : "the activity does not keep the app running in the background"
-            return refuseMode(app, mode, "UIBackgroundModes does not declare '\(mode)': \(what)", into: &effects)
-        }
+        guard let index else { return refuseMode(app, mode, "the app is not running", into: &effects) }
         if apps[index].modeActivities.contains(where: { $0.mode == mode }) { return .modeHeld(mode) }
         apps[index].modeActivities.append(ModeActivity(mode: mode, since: now))
         apps[index].modeActivities.sort { $0.mode.rawValue < $1.mode.rawValue }  // by name, never by hash
@@ -32,6 +25,26 @@ extension BackgroundSystem {
         effects.append(.modeChanged(app, mode, held: true))
         effects.append(.log(LogRecord(.notice, app: app, "'\(mode)' held: the app keeps running in the background")))
         return .modeHeld(mode)
+    }
+
+    /// Why an app in `state`, whose manifest declares `declared`, cannot hold an activity of
+    /// `mode`; `nil` when it can. The one mode grant rule: the system's begin applies it, and an
+    /// app-side view answers from it for now (the simulator, off its main actor).
+    public static func modeRefusal(
+        _ mode: BackgroundMode,
+        state: AppLifecycleState,
+        declared: Set<BackgroundMode>
+    ) -> String? {
+        guard state.isRunning else { return "the app is \(state)" }
+        guard mode.isActivity else { return "'\(mode)' is not a mode an activity can hold" }
+        guard declared.contains(mode) else {
+            let what =
+                mode == .location
+                ? "background location updates are refused"
+                : "the activity does not keep the app running in the background"
+            return "UIBackgroundModes does not declare '\(mode)': \(what)"
+        }
+        return nil
     }
 
     private func refuseMode(

@@ -313,10 +313,9 @@ public struct BackgroundSystem: Sendable {
     /// (where Apple reports `Double.greatestFiniteMagnitude`, R1.9).
     public func backgroundTimeRemaining(of app: AppID, at now: Instant) -> Duration? {
         guard let index = appIndex[app] else { return nil }
-        let state = apps[index].state
-        if state.isForeground { return nil }
-        if !state.isRunning { return .zero }
-        return apps[index].budget.remaining(at: max(now, self.now))
+        return GrantState.backgroundTimeRemaining(state: apps[index].state) {
+            apps[index].budget.remaining(at: max(now, self.now))
+        }
     }
 
     /// Every app the system knows, in the order it first saw them.

@@ -18,9 +18,9 @@ extension DaemonConnection {
             case .launch:
                 continue  // this process is the launch; a new one would have its own connection
             case .backgroundRefreshStatusChanged(_, let status):
-                state.withLock { $0.refreshStatus = status }
+                state.withLock { $0.view.refreshStatus = status }
             case .powerStateChanged(_, let lowPowerMode):
-                state.withLock { $0.lowPowerMode = lowPowerMode }
+                state.withLock { $0.view.lowPowerMode = lowPowerMode }
             default:
                 break
             }

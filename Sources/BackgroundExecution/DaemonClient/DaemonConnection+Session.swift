@@ -29,9 +29,9 @@ extension DaemonConnection {
         }
         socket.setReadTimeout(nil)
         state.withLock { state in
-            if let grant = welcome.grant { state.grant.update(grant) }
-            state.refreshStatus = welcome.refreshStatus ?? state.refreshStatus
-            state.lowPowerMode = welcome.lowPowerMode ?? state.lowPowerMode
+            if let grant = welcome.grant { state.view.grant.update(grant) }
+            state.view.refreshStatus = welcome.refreshStatus ?? state.view.refreshStatus
+            state.view.lowPowerMode = welcome.lowPowerMode ?? state.view.lowPowerMode
             state.supportsBackgroundGPU = welcome.supportsBackgroundGPU ?? false
             state.socket = socket
             state.pendingDecoder = decoder  // frames that came with the welcome
@@ -127,12 +127,12 @@ extension DaemonConnection {
         case .state(let grant):
             state.withLock { state in
                 // Pushes are made in the daemon's order; one read earlier never replaces a later one.
-                if let current = state.grant.pushed, current.incarnation == grant.incarnation,
+                if let current = state.view.grant.pushed, current.incarnation == grant.incarnation,
                     current.measuredAt > grant.measuredAt
                 {
                     return
                 }
-                state.grant.update(grant)
+                state.view.grant.update(grant)
             }
         case .pushed(let effects):
             perform(effects)
@@ -152,7 +152,7 @@ extension DaemonConnection {
     /// What this process holds, for a daemon that did not see it begin.
     func declaration() -> AppDeclaration {
         state.withLock { state in
-            var lifecycle = state.grant.pushed?.lifecycleState ?? .active
+            var lifecycle = state.view.grant.pushed?.lifecycleState ?? .active
             if !lifecycle.isRunning { lifecycle = .background }  // it runs: it is at least in the background
             return AppDeclaration(
                 lifecycleState: lifecycle,

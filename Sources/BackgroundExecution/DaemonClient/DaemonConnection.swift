@@ -106,13 +106,11 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     struct State {
         var tables = RuntimeTables()
-        var grant = AppSideGrant()
+        /// What the daemon pushed: the grant state, the refresh status, Low Power Mode.
+        var view = PushedView(refreshStatus: .available)
         /// The assertions this process holds, by identifier: declared again on reconnection.
         var held = HeldAssertions()
         var launchFinished = false
-        var refreshStatus = BackgroundRefreshStatus.available
-        /// Low Power Mode, from the welcome and ``Effect/powerStateChanged(_:lowPowerMode:)``.
-        var lowPowerMode = false
         var supportsBackgroundGPU = false
         /// The connection in use; nil while there is none.
         var socket: DaemonSocket?
@@ -201,7 +199,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
     ) -> AssertionID? {
         let now = self.now
         let decision = state.withLock { state -> Result<AssertionID, GrantDenial> in
-            let decision = state.grant.begin(at: now)
+            let decision = state.view.grant.begin(at: now)
             guard case .success(let id) = decision else { return decision }
             _ = state.tables.recordBegin(id, handler: expirationHandler)
             let held = DeclaredAssertion(
@@ -243,23 +241,20 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     public var backgroundTimeRemaining: Duration? {
         let now = self.now
-        return state.withLock { state -> Duration? in
-            guard let pushed = state.grant.pushed, !pushed.lifecycleState.isForeground else { return nil }
-            return pushed.budgetRemaining(at: now)
-        }
+        return state.withLock { $0.view.backgroundTimeRemaining(at: now) }
     }
 
     public var lifecycleState: AppLifecycleState {
-        state.withLock { $0.grant.pushed?.lifecycleState ?? .notRunning }
+        state.withLock { $0.view.lifecycleState }
     }
 
     public var backgroundRefreshStatus: BackgroundRefreshStatus {
-        state.withLock { $0.refreshStatus }
+        state.withLock { $0.view.refreshStatus }
     }
 
     /// Whether Low Power Mode is on, as the daemon last said.
     public var isLowPowerModeEnabled: Bool {
-        state.withLock { $0.lowPowerMode }
+        state.withLock { $0.view.lowPowerMode }
     }
 
     public func attach(_ application: UIApplication) {

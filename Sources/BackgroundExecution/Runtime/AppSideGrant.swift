@@ -46,3 +46,34 @@ package struct GrantDenial: Error, Sendable, Hashable {
     /// The grant rule's reason, as the core would give it.
     package let reason: String
 }
+
+/// What a system in another process (or the simulator, for a process's threads off its main
+/// actor) last pushed to the app's side, and what the app's calls read from it without a round
+/// trip: the grant state with the identifiers allocated from it, the Background App Refresh
+/// status, Low Power Mode, and whether the process has ended.
+package struct PushedView: Sendable {
+    /// The grant state and the identifiers the app's side allocates from it.
+    package var grant = AppSideGrant()
+    /// The Background App Refresh status as last pushed.
+    package var refreshStatus: BackgroundRefreshStatus
+    /// Low Power Mode as last pushed.
+    package var lowPowerMode = false
+    /// Whether the process has ended (an object of an ended simulated process still answers).
+    package var hasEnded = false
+
+    /// A view before anything was pushed, answering `refreshStatus` for the refresh status.
+    package init(refreshStatus: BackgroundRefreshStatus) {
+        self.refreshStatus = refreshStatus
+    }
+
+    /// The app's state as last pushed: not running before the first push, terminated once ended.
+    package var lifecycleState: AppLifecycleState {
+        if hasEnded { return .terminated(.exited(status: 0)) }
+        return grant.pushed?.lifecycleState ?? .notRunning
+    }
+
+    /// `backgroundTimeRemaining` at `now`, by the one rule (``GrantState/backgroundTimeRemaining(state:budget:)``).
+    package func backgroundTimeRemaining(at now: Instant) -> Duration? {
+        GrantState.backgroundTimeRemaining(state: lifecycleState) { grant.pushed?.budgetRemaining(at: now) ?? .zero }
+    }
+}
