@@ -8,7 +8,7 @@ extension DaemonEngine {
     /// Carries out one effect: the daemon's part, and for app-addressed effects a push to the
     /// app's connection.
     func carryOut(_ effect: Effect, in state: inout State, outbox: inout Outbox) {
-        if let app = effect.runtimeApp {
+        if let app = effect.audienceApp {
             if let id = state.appLinks[app], let session = state.sessions[id] {
                 outbox.send(.system(.pushed([effect])), to: session.link)
             } else if state.awaitingConnection[app] != nil {

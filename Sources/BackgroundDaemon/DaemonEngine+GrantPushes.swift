@@ -21,7 +21,7 @@ extension DaemonEngine {
         var apps: [AppID] = []
         if let caller { apps.append(caller) }
         for effect in effects {
-            if let app = effect.runtimeApp {
+            if let app = effect.audienceApp {
                 if !apps.contains(app) { apps.append(app) }
             } else if case .suspend(let app) = effect, !apps.contains(app) {
                 apps.append(app)

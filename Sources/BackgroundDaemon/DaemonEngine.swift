@@ -238,7 +238,7 @@ public final class DaemonEngine: Sendable {
             var forCaller: [Effect] = []
             for effect in effects {
                 journal?.record(effect: effect, at: wallClock.unixSeconds(of: now))
-                if let answering, effect.runtimeApp == answering {
+                if let answering, effect.audienceApp == answering {
                     forCaller.append(effect)
                     carryOutSystemPart(effect, in: &state, outbox: &outbox)
                 } else {

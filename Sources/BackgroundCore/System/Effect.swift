@@ -73,3 +73,53 @@ public enum Effect: Sendable, Hashable, Codable {
     /// posted. Only to apps with a process.
     case powerStateChanged(AppID, lowPowerMode: Bool)
 }
+
+extension Effect {
+    /// Who carries an effect out: the one list of which effects are the app's.
+    public enum Audience: Sendable, Hashable {
+        /// The app's runtime, in the app's process: its handlers, lifecycle callbacks and tasks
+        /// (`RuntimeHost.carryOut` in BackgroundExecution interprets exactly these).
+        case appRuntime
+        /// The app's process itself, through its transport: it faults, or it ends.
+        case appProcess
+        /// The system alone: timers, the store, freezing, logs and its own bookkeeping.
+        case system
+    }
+
+    /// Who carries this effect out (``Audience``).
+    public var audience: Audience {
+        switch self {
+        case .assertionDenied, .assertionRevoked, .runExpirationHandler, .deliverDidEnterBackground,
+            .deliverBackgroundWake, .stateChanged, .backgroundRefreshStatusChanged, .powerStateChanged, .runTasks,
+            .expireTask, .launch:
+            return .appRuntime
+        case .resume, .exit, .terminate, .fault:
+            return .appProcess
+        case .suspend, .scheduleWakeup, .cancelWakeup, .log, .taskFinished, .persist, .modeChanged:
+            return .system
+        }
+    }
+
+    /// The app whose process takes part in this effect (its ``audience`` is the app's runtime
+    /// or its process); `nil` for the system's own work.
+    public var audienceApp: AppID? {
+        audience == .system ? nil : app
+    }
+
+    /// The app this effect concerns, if any.
+    public var app: AppID? {
+        switch self {
+        case .assertionDenied(let app, _, _), .assertionRevoked(let app, _, _), .runExpirationHandler(let app, _),
+            .deliverDidEnterBackground(let app), .deliverBackgroundWake(let app), .stateChanged(let app, _, _),
+            .backgroundRefreshStatusChanged(let app, _), .fault(let app, _), .runTasks(let app, _),
+            .expireTask(let app, _), .launch(let app, _, _), .resume(let app, _), .exit(let app, _, _),
+            .terminate(let app, _), .powerStateChanged(let app, _), .suspend(let app),
+            .taskFinished(let app, _, _), .modeChanged(let app, _, _):
+            return app
+        case .log(let record):
+            return record.app
+        case .scheduleWakeup, .cancelWakeup, .persist:
+            return nil
+        }
+    }
+}
