@@ -90,6 +90,7 @@ let package = Package(
             dependencies: [
                 "BackgroundCore",
                 "BackgroundExecution",
+                "BackgroundProtocol",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings

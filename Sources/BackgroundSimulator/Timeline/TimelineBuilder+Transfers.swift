@@ -42,29 +42,29 @@ package struct OpenTransfer {
 extension TimelineBuilder {
     /// Folds a transfer's activity into its app's transfers lane; relaunches are app events.
     mutating func add(_ activity: TransferActivity, at time: Double) {
-        let app = lane(activity.app)
+        let app = apps.lane(activity.app)
         switch activity {
         case .queued(let key, let kind, let size):
-            lanes[app]?.transfers[key] = OpenTransfer(
+            apps.lanes[app]?.transfers[key] = OpenTransfer(
                 name: key.identifier,
                 about: "\(kind) of \(size) bytes",
                 since: time,
                 detail: "queued"
             )
         case .waiting(let key, let unmet):
-            lanes[app]?.transfers[key]?.detail = TransferActivity.words(unmet)
+            apps.lanes[app]?.transfers[key]?.detail = TransferActivity.words(unmet)
         case .started(let key, let from):
-            lanes[app]?.transfers[key]?.enter(
+            apps.lanes[app]?.transfers[key]?.enter(
                 .running,
                 at: time,
                 detail: from == 0 ? "from the start" : "from byte \(from)"
             )
         case .progress(let key, let bytes, let size):
-            lanes[app]?.transfers[key]?.detail = "\(bytes) of \(size) bytes"
+            apps.lanes[app]?.transfers[key]?.detail = "\(bytes) of \(size) bytes"
         case .interrupted(let key, let reason, _):
-            lanes[app]?.transfers[key]?.enter(.waiting, at: time, detail: "\(reason); retrying")
+            apps.lanes[app]?.transfers[key]?.enter(.waiting, at: time, detail: "\(reason); retrying")
         case .paused(let key, let bytes, let unmet):
-            lanes[app]?.transfers[key]?.enter(
+            apps.lanes[app]?.transfers[key]?.enter(
                 .waiting,
                 at: time,
                 detail: "paused at byte \(bytes): \(TransferActivity.words(unmet))"
@@ -74,7 +74,7 @@ extension TimelineBuilder {
         case .failed(let key, let code, let reason):
             endTransfer(app, key, at: time, outcome: .failed, detail: "error \(code) (\(reason))")
         case .relaunched(_, let sessions):
-            lanes[app]?.timeline.markers.append(
+            apps.lanes[app]?.timeline.markers.append(
                 TimelineMarker(
                     time: time,
                     label: "URLSession events",
@@ -93,7 +93,7 @@ extension TimelineBuilder {
         outcome: TimelineTransfer.Outcome,
         detail: String
     ) {
-        guard let open = lanes[app]?.transfers.removeValue(forKey: key) else { return }
-        lanes[app]?.timeline.transfers.append(open.finished(at: time, outcome: outcome, detail: detail))
+        guard let open = apps.lanes[app]?.transfers.removeValue(forKey: key) else { return }
+        apps.lanes[app]?.timeline.transfers.append(open.finished(at: time, outcome: outcome, detail: detail))
     }
 }
