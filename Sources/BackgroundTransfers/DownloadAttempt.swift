@@ -21,7 +21,8 @@ struct DownloadAttempt {
             request.headers.replaceOrAdd(name: "If-Range", value: ifRange(transfer))
         }
         do {
-            let response = try await run.client.execute(request, deadline: nioDeadline())
+            let answer = try await run.send(request, for: transfer, deadline: nioDeadline())
+            let response = answer.response
             let headers: [TransferHeader]
             switch run.checkedHeaders(response) {
             case .success(let fields): headers = fields
@@ -82,7 +83,7 @@ struct DownloadAttempt {
                             partial: headers,
                             length: transfer.bytesDone
                         ) : headers,
-                    responseURL: run.finalURL(response, transfer),
+                    responseURL: answer.url,
                     bodyFile: transfer.partialFile
                 )
             )

@@ -91,14 +91,16 @@ extension EmbeddedTransfers {
         var waited = transfer
         let session = transfer.session
         let run = TransferRun(
-            client: Self.client(for: options, policy: configuration.policy),
+            client: Self.client(for: options),
             policy: configuration.policy,
             container: configuration.container,
             options: options,
             reporter: TransferRun.Reporter(
                 event: { [weak self] event in self?.emit(event, session: session) },
                 checkpoint: { [weak self] checkpoint in self?.save(checkpoint) }
-            )
+            ),
+            reach: configuration.reach,
+            logger: configuration.logger
         )
         if Task.isCancelled {
             waited.state = .completed
@@ -198,20 +200,20 @@ extension EmbeddedTransfers {
     private struct ClientKey: Hashable {
         var connectionsPerHost: Int
         var requestTimeoutMilliseconds: Int64
-        var maximumRedirects: Int
     }
 
-    static func client(for options: TransferSessionOptions, policy: TransferPolicy) -> HTTPClient {
+    static func client(for options: TransferSessionOptions) -> HTTPClient {
         let timeout = Int64(max(1, min(options.requestTimeoutSeconds, 86_400)) * 1000)
         let key = ClientKey(
             connectionsPerHost: max(1, options.maximumConnectionsPerHost),
-            requestTimeoutMilliseconds: timeout,
-            maximumRedirects: policy.maximumRedirects
+            requestTimeoutMilliseconds: timeout
         )
         return clients.withLock { clients in
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: key.maximumRedirects, allowCycles: false),
+                // Redirects are followed by the run, one at a time under the reach rule
+                // (`TransferRun.send`): the client could not be asked before it connected.
+                redirectConfiguration: .disallow,
                 timeout: .init(connect: .milliseconds(timeout), read: .milliseconds(timeout)),
                 connectionPool: .init(
                     idleTimeout: .seconds(60),

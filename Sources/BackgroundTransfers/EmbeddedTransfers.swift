@@ -34,6 +34,8 @@ public final class EmbeddedTransfers: TransferService {
         /// others: by default external power and Wi-Fi (a server or a desktop), so that
         /// discretionary transfers are not held back on a guess.
         public var device: DeviceConditions
+        /// Where a redirect may lead (``RedirectReach``): the system's lookups; tests put in their own.
+        var reach: RedirectReach = .system
 
         /// Creates a configuration.
         public init(

@@ -21,6 +21,7 @@ struct TransferFailure: Error, Sendable, Hashable, CustomStringConvertible {
     static let cancelledCode = -999
     static let timedOutCode = -1001
     static let unsupportedURLCode = -1002
+    static let cannotFindHostCode = -1003
     static let cannotConnectCode = -1004
     static let connectionLostCode = -1005
     static let tooManyRedirectsCode = -1007

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BackgroundCore
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -36,6 +37,10 @@ struct TransferRun: Sendable {
     let container: TransferContainer
     let options: TransferSessionOptions
     let reporter: Reporter
+    /// Where a redirect may lead (``RedirectReach``).
+    var reach: RedirectReach = .system
+    /// Where a refused redirect is logged.
+    var logger: Logger
 
     /// Runs the transfer to its end and returns its completed checkpoint.
     func run(_ start: TransferCheckpoint) async -> TransferCheckpoint {
@@ -114,10 +119,5 @@ struct TransferRun: Sendable {
             )
         }
         return .success(fields)
-    }
-
-    /// The final URL of a response, after redirects.
-    func finalURL(_ response: HTTPClientResponse, _ transfer: TransferCheckpoint) -> String {
-        response.history.last?.request.url ?? transfer.url
     }
 }

@@ -42,10 +42,12 @@ struct UploadAttempt {
         request.body = .stream(chunks, length: .known(size))
         do {
             let remaining = deadline - ContinuousClock.now
-            let response = try await run.client.execute(
+            let answer = try await run.send(
                 request,
-                timeout: .nanoseconds(max(0, remaining.components.seconds) * 1_000_000_000)
+                for: transfer,
+                deadline: .now() + .nanoseconds(max(0, remaining.components.seconds) * 1_000_000_000)
             )
+            let response = answer.response
             let headers: [TransferHeader]
             switch run.checkedHeaders(response) {
             case .success(let fields): headers = fields
@@ -65,7 +67,7 @@ struct UploadAttempt {
                 TransferOutcome(
                     statusCode: code,
                     responseHeaders: headers,
-                    responseURL: run.finalURL(response, transfer),
+                    responseURL: answer.url,
                     responseBody: kept
                 )
             )

@@ -1,9 +1,11 @@
 import BackgroundCore
 import BackgroundStore
-import BackgroundTransfers
 import Foundation
+import Logging
 import Synchronization
 import TransferTestServer
+
+@testable import BackgroundTransfers
 
 /// An embedded transfer service, its container and store in a fresh directory, and the loopback
 /// server, for one test. Events are recorded; `completion(of:)` waits for a task's end.
@@ -47,7 +49,9 @@ final class TransferHarness: Sendable {
     init(
         policy: TransferPolicy = TransferHarness.fastPolicy,
         server: LoopbackServer? = nil,
-        device: DeviceConditions = DeviceConditions(powerSource: .externalPower, network: .wifi)
+        device: DeviceConditions = DeviceConditions(powerSource: .externalPower, network: .wifi),
+        logger: Logger = Logger(label: "background-transfers"),
+        reach: RedirectReach = .system
     ) async throws {
         if let server {
             self.server = server
@@ -57,9 +61,16 @@ final class TransferHarness: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("transfers-\(UUID().uuidString)").path
         container = try TransferContainer(root: directory + "/Container")
         store = try BackgroundStore(path: directory + "/store.sqlite")
-        transfers = EmbeddedTransfers(
-            configuration: .init(app: Self.app, container: container, store: store, policy: policy, device: device)
+        var configuration = EmbeddedTransfers.Configuration(
+            app: Self.app,
+            container: container,
+            store: store,
+            policy: policy,
+            logger: logger,
+            device: device
         )
+        configuration.reach = reach
+        transfers = EmbeddedTransfers(configuration: configuration)
         _ = attach()
     }
 

@@ -59,10 +59,12 @@ final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
         guard let route else { return simple(context, status: .notFound, body: "not found") }
         if failing { return simple(context, status: .serviceUnavailable, body: "busy") }
         if let target = route.redirectTo {
-            var headers = HTTPHeaders([("Location", server.url(target)), ("Content-Length", "0")])
+            let absolute = target.hasPrefix("http://") || target.hasPrefix("https://")
+            var headers = HTTPHeaders([("Location", absolute ? target : server.url(target)), ("Content-Length", "0")])
             headers.add(name: "Connection", value: "keep-alive")
+            let status = HTTPResponseStatus(statusCode: route.redirectStatus)
             context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))),
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                 promise: nil
             )
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -25,8 +25,11 @@ public struct LoopbackRoute: Sendable {
     public var sendsLastModified = true
     /// Whether `Range` is honoured (`Accept-Ranges: bytes`).
     public var supportsRanges = true
-    /// Answer with a 302 to this path instead.
+    /// Answer with a redirect (``redirectStatus``) to this path of the same server, or to this
+    /// URL when it starts with `http://` or `https://`, instead.
     public var redirectTo: String?
+    /// The status of a redirect.
+    public var redirectStatus = 302
     /// Answer this many requests with a 503 before succeeding.
     public var failuresBeforeSuccess = 0
     /// Close the connection after this many body bytes, for the next ``drops`` responses.

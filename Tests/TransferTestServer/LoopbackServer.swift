@@ -5,7 +5,8 @@ import Synchronization
 
 /// A loopback HTTP/1.1 server for transfer tests and benchmarks: ranges, ETags, connections
 /// dropped mid-body, slow bodies, 5xx, redirects, a resource that changes, lies about lengths and
-/// ranges, and byte counters per path. It listens on 127.0.0.1 only.
+/// ranges, and byte counters per path. It listens on 127.0.0.1, or on a socket made elsewhere
+/// (in another network namespace: ``NamespacedHost``).
 ///
 /// ```swift
 /// let server = try await LoopbackServer.start()
@@ -19,6 +20,8 @@ public final class LoopbackServer: Sendable {
     private let channel: any Channel
     /// The port it listens on.
     public let port: Int
+    /// The address it listens on, as a URL's host writes it.
+    public let host: String
 
     struct ServerState {
         var routes: [String: LoopbackRoute] = [:]
@@ -26,32 +29,46 @@ public final class LoopbackServer: Sendable {
         var served: [String: Int] = [:]
     }
 
-    private init(channel: any Channel, port: Int) {
+    private init(channel: any Channel, port: Int, host: String) {
         self.channel = channel
         self.port = port
+        self.host = host
     }
 
     /// Starts a server on 127.0.0.1 and a free port (or `port`).
     public static func start(port: Int = 0) async throws -> LoopbackServer {
+        try await start(host: "127.0.0.1") { bootstrap in
+            bootstrap.serverChannelOption(.socketOption(.so_reuseaddr), value: 1).bind(host: "127.0.0.1", port: port)
+        }
+    }
+
+    /// Starts a server on `socket`, a stream socket already bound and listening (its descriptor is
+    /// the server's from then on), reached at `host` (an IPv4 address).
+    public static func start(listeningSocket socket: Int32, host: String) async throws -> LoopbackServer {
+        try await start(host: host) { $0.withBoundSocket(socket) }
+    }
+
+    private static func start(
+        host: String,
+        _ bind: (ServerBootstrap) -> EventLoopFuture<any Channel>
+    ) async throws -> LoopbackServer {
         let box = Mutex<LoopbackServer?>(nil)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMapThrowing {
                     guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
                     try channel.pipeline.syncOperations.addHandler(LoopbackHandler(server: server))
                 }
             }
-            .bind(host: "127.0.0.1", port: port)
-            .get()
-        let server = LoopbackServer(channel: channel, port: channel.localAddress?.port ?? port)
+        let channel = try await bind(bootstrap).get()
+        let server = LoopbackServer(channel: channel, port: channel.localAddress?.port ?? 0, host: host)
         box.withLock { $0 = server }
         return server
     }
 
-    /// `http://127.0.0.1:<port><path>`.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// `http://<host>:<port><path>` (`http://127.0.0.1:<port><path>` unless started elsewhere).
+    public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
     /// Serves `route` on `path` (replacing what was there).
     public func set(_ path: String, _ route: LoopbackRoute) {
