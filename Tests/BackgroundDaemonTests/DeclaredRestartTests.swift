@@ -59,7 +59,9 @@ struct DeclaredRestartTests {
 
         /// Whether the app's log has a line containing `text`, waiting up to `seconds`.
         @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-        func logged(_ text: String, within seconds: Double = 60) -> Bool {
+        /// Waits for a line of the app's log; 300 s is a bound for a loaded machine (60 s ran out
+        /// at load 10–20 with two cold builds beside the suite), not an expected time.
+        func logged(_ text: String, within seconds: Double = 300) -> Bool {
             RealAppTests.waitFor(seconds: seconds) {
                 ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(text)
             }
