@@ -40,8 +40,10 @@ enum ConformanceApp {
     static let manifest = AppManifest(
         bundleIdentifier: EngineFixture.notes,
         permittedTaskIdentifiers: [refresh],
-        backgroundModes: [.fetch, .processing]
+        backgroundModes: [.fetch, .processing, .audio, .remoteNotification]
     )
+    /// A silent push's payload.
+    static let silentPush = #"{"aps":{"content-available":1}}"#
 }
 
 /// One system under test, driven the same way whatever the transport: the user's actions, time,
@@ -61,6 +63,8 @@ protocol ConformanceDriver: AnyObject {
     func advance(by duration: Duration) async
     /// Lets the app's main actor and the system take in everything already sent, on either side.
     func settle() async
+    /// A silent push for the app arrives, as APNs would deliver it.
+    func push(_ payload: String) async
     /// The app's state as the system sees it.
     var systemState: AppLifecycleState { get }
     /// The termination reports the app's side received (or the process's end recorded).
@@ -86,6 +90,15 @@ final class ConformanceDelegate: UIResponder, UIApplicationDelegate, @unchecked 
         onEnterBackground?(application)
     }
     func applicationWillEnterForeground(_ application: UIApplication) { log.record("willEnterForeground") }
+
+    func application(
+        _ application: UIApplication,
+        didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        log.record("didReceiveRemoteNotification " + (MainActorThread.isCurrent ? "on the main actor" : "off it"))
+        completionHandler(.newData)
+    }
 
     /// Code a case runs in `applicationDidEnterBackground(_:)`, after it is recorded.
     var onEnterBackground: (@MainActor (UIApplication) -> Void)?
@@ -134,6 +147,11 @@ final class EmbeddedDriver: ConformanceDriver {
     }
     func advance(by duration: Duration) async { clock.advance(by: duration) }
     func settle() async { clock.runPending() }
+
+    func push(_ payload: String) async {
+        system.deliverRemoteNotification(try! RemoteNotificationPayload(json: payload))
+        clock.runPending()
+    }
     var systemState: AppLifecycleState { system.lifecycleState }
     var reports: [TerminationReport] { system.terminationReports }
 }
@@ -173,6 +191,11 @@ final class SimulatorDriver: ConformanceDriver {
 
     func advance(by duration: Duration) async { await simulator.run(for: duration) }
 
+    func push(_ payload: String) async {
+        simulator.push(ConformanceApp.id, payload: payload)
+        await settle()
+    }
+
     /// Runs what is due now (the launch code and callbacks of an open come at the next turn),
     /// then the main queue.
     func settle() async {
@@ -194,7 +217,7 @@ final class DaemonDriver: ConformanceDriver {
     private var delegate: ConformanceDelegate?
 
     init() throws {
-        fixture = try EngineFixture()
+        fixture = try EngineFixture(modes: [ConformanceApp.id: [.audio, .remoteNotification]])
     }
 
     deinit {
@@ -231,6 +254,11 @@ final class DaemonDriver: ConformanceDriver {
 
     func open() async {
         _ = fixture.engine.answer(.open(ConformanceApp.id))
+        await settle()
+    }
+
+    func push(_ payload: String) async {
+        _ = fixture.engine.answer(.push(ConformanceApp.id, payload: payload))
         await settle()
     }
 

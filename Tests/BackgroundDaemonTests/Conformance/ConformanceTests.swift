@@ -11,9 +11,10 @@ import Testing
 /// `DaemonConnection` over a socket pair), and compares what the app saw, as a sequence of calls,
 /// with one expected sequence. A case that cannot hold on a transport says why here.
 ///
-/// Not covered yet (the issue's list): `performExpiringActivity` (it reaches the process-wide
-/// system, one per test process), background downloads' events and completion handler, modes,
-/// silent pushes; and these cases with a real `backgroundd` and a real app process.
+/// Not covered yet (the issue's list): background downloads' events and completion handler, and
+/// these cases with a real `backgroundd` and a real app process. `performExpiringActivity` runs
+/// through `performExpiringActivity(withReason:application:using:)`, the form that names the
+/// app's `UIApplication` (the one-argument form reaches `UIApplication.shared`, one per process).
 @MainActor
 @Suite("Conformance: the same Apple behaviour on every transport")
 struct ConformanceTests {
@@ -149,5 +150,101 @@ struct ConformanceTests {
             (error as? BGTaskScheduler.Error)?.code == .notPermitted
         }
         #expect(await scheduler.pendingTaskRequests().isEmpty)
+    }
+
+    @Test(
+        "Background modes: a declared audio activity keeps the app running past the budget; an undeclared one is refused with the core's reason; ended, the app is suspended",
+        arguments: ConformanceTransport.allCases
+    )
+    func modes(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        let log = delegate.log
+        await driver.launch(delegate) { _ in }
+        let audio = driver.application.beginActivity(.audio)
+        log.record("audio " + (audio.keepsAppRunning ? "held" : "refused: \(audio.refusal ?? "")"))
+        let location = driver.application.beginActivity(.location)
+        log.record("location " + (location.keepsAppRunning ? "held" : "refused: \(location.refusal ?? "")"))
+        await driver.home()
+        await driver.advance(by: .seconds(120))
+        #expect(driver.systemState == .background, "the mode keeps it running past the 30 s budget")
+        audio.end()
+        await driver.settle()
+        await driver.advance(by: .seconds(1))
+        #expect(driver.systemState == .suspended)
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "audio held",
+                "location refused: UIBackgroundModes does not declare 'location': background location updates are refused",
+                "willResignActive", "didEnterBackground",
+            ]
+        )
+        #expect(driver.reports.isEmpty)
+    }
+
+    @Test(
+        "A silent push to a suspended app with remote-notification: it is resumed, its delegate called once on the main actor, and suspended again when the completion handler is called",
+        arguments: ConformanceTransport.allCases
+    )
+    func silentPush(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        await driver.launch(delegate) { _ in }
+        await driver.home()
+        await driver.advance(by: .seconds(1))
+        #expect(driver.systemState == .suspended)
+        await driver.push(ConformanceApp.silentPush)
+        await driver.advance(by: .seconds(1))
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+                "didReceiveRemoteNotification on the main actor",
+            ]
+        )
+        #expect(driver.systemState == .suspended, "the completion handler was called: suspended again")
+        #expect(driver.reports.isEmpty)
+    }
+
+    @Test(
+        "performExpiringActivity in didEnterBackground: the block runs once with false off the main actor; when it returns, the app is suspended",
+        arguments: ConformanceTransport.allCases
+    )
+    func expiringActivity(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver()
+        let delegate = ConformanceDelegate()
+        let log = delegate.log
+        delegate.onEnterBackground = { application in
+            ProcessInfo.processInfo.performExpiringActivity(withReason: "Save", application: application) { expired in
+                log.record("activity expired=\(expired)" + (MainActorThread.isCurrent ? " on the main actor" : ""))
+            }
+        }
+        await driver.launch(delegate) { _ in }
+        await driver.home()
+        // The block runs on a background queue, and its end reaches the system from there: waited
+        // for as events, with virtual time standing still.
+        #expect(await waitUntil(timeout: .seconds(60)) { log.calls.contains("activity expired=false") })
+        #expect(await driver.waitForState(.suspended), "\(driver.systemState)")
+        #expect(
+            delegate.log.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+                "activity expired=false",
+            ]
+        )
+        #expect(driver.reports.isEmpty)
+    }
+}
+
+extension ConformanceDriver {
+    /// Waits, on the real clock for at most a minute, until the system sees the app in `state`,
+    /// letting each side take in what arrived (virtual time does not move): for work that
+    /// reaches the system from a background queue.
+    func waitForState(_ state: AppLifecycleState) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while systemState != state {
+            guard ContinuousClock.now < deadline else { return false }
+            await advance(by: .zero)
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
     }
 }
