@@ -11,8 +11,9 @@ import Testing
 /// `DaemonConnection` over a socket pair), and compares what the app saw, as a sequence of calls,
 /// with one expected sequence. A case that cannot hold on a transport says why here.
 ///
-/// Not covered yet (the list): background downloads' events and completion handler, and
-/// these cases with a real `backgroundd` and a real app process. `performExpiringActivity` runs
+/// The lifecycle and watchdog cases also run with a real `backgroundd` and a real app process
+/// (`RealProcessConformanceTests`). Not covered yet (the list): background downloads'
+/// events and completion handler. `performExpiringActivity` runs
 /// through `performExpiringActivity(withReason:application:using:)`, the form that names the
 /// app's `UIApplication` (the one-argument form reaches `UIApplication.shared`, one per process).
 @MainActor
@@ -31,12 +32,7 @@ struct ConformanceTests {
         #expect(driver.systemState == .suspended, "nothing held: suspended once didEnterBackground returned")
         await driver.open()
         await driver.settle()
-        #expect(
-            delegate.log.calls == [
-                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
-                "willEnterForeground", "didBecomeActive",
-            ]
-        )
+        #expect(delegate.log.calls == ConformanceExpected.lifecycle)
         #expect(driver.systemState == .active)
     }
 
@@ -73,24 +69,19 @@ struct ConformanceTests {
     }
 
     @Test(
-        "A task never ended: the watchdog ends the app with 0x8badf00d naming it",
+        "A task begun in the foreground and never ended: after Home its handler runs when the budget is spent, then the watchdog ends the app with 0x8badf00d naming it",
         arguments: ConformanceTransport.allCases
     )
     func watchdogNamesTheLeak(_ transport: ConformanceTransport) async throws {
         let driver = try transport.driver()
         let delegate = ConformanceDelegate()
         let log = delegate.log
-        delegate.onEnterBackground = { application in
-            _ = application.beginBackgroundTask(withName: "Leak") { log.record("expired Leak") }
-        }
         await driver.launch(delegate) { _ in }
+        let task = driver.application.beginBackgroundTask(withName: "Leak") { log.record("expired Leak") }
+        log.record(task == .invalid ? "Leak denied" : "Leak began")
         await driver.home()
         await driver.advance(by: .seconds(120))
-        #expect(
-            delegate.log.calls == [
-                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "expired Leak",
-            ]
-        )
+        #expect(delegate.log.calls == ConformanceExpected.watchdog)
         #expect(driver.reports.map(\.code) == [.watchdogTimeout])
         #expect(driver.reports.first?.leakedAssertions.map(\.name) == ["Leak"])
         #expect(!driver.systemState.hasProcess)
@@ -232,6 +223,18 @@ struct ConformanceTests {
         )
         #expect(driver.reports.isEmpty)
     }
+}
+
+/// The sequences cases expect, shared with the real-process cases (`RealProcessConformanceTests`).
+enum ConformanceExpected {
+    static let lifecycle = [
+        "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "willEnterForeground",
+        "didBecomeActive",
+    ]
+    static let watchdog = [
+        "didFinishLaunching", "didBecomeActive", "Leak began", "willResignActive", "didEnterBackground",
+        "expired Leak",
+    ]
 }
 
 extension ConformanceDriver {
