@@ -45,10 +45,31 @@ extension TransferQueue {
 
     /// Starts what may start and pauses what may no longer run, and says when to ask again.
     /// Transfers the decision starts count as running from now on.
+    ///
+    /// A decision costs in proportion to what may have changed, not to what waits: after the
+    /// device or the network changed it looks at every transfer; otherwise only at the waiting
+    /// ones that were submitted, stopped, or whose app was opened or relaunched since, and at
+    /// those whose timed condition (`earliestBeginDate`, the relaunch delay) has cleared by
+    /// `now`. A waiting transfer that none of these touched is held by what still holds it.
     public mutating func decide(at now: Instant) -> Decision {
         var decision = Decision()
-        let candidates = deviceChanged ? Array(entries.keys) : Array(waitingKeys)
+        var candidates: [TransferKey]
+        if deviceChanged {
+            candidates = Array(entries.keys)
+        } else {
+            var due = unsettled
+            while let next = clearing.min, next.at <= now {
+                clearing.removeMin()
+                if clearsAt[next.key] == next.at {
+                    clearsAt[next.key] = nil
+                    due.insert(next.key)
+                }
+            }
+            candidates = Array(due)
+        }
         deviceChanged = false
+        unsettled = []
+        lookedAtLastDecision = candidates.count
         let ordered = candidates.compactMap { entries[$0] }.sorted { lhs, rhs in
             if lhs.requirements.priority != rhs.requirements.priority {
                 return lhs.requirements.priority > rhs.requirements.priority
@@ -56,22 +77,42 @@ extension TransferQueue {
             if lhs.submittedAt != rhs.submittedAt { return lhs.submittedAt < rhs.submittedAt }
             return lhs.key < rhs.key
         }
+        candidates = []
         for entry in ordered {
             guard let why = eligibility(of: entry.key, at: now) else { continue }
+            clearsAt[entry.key] = nil
             if entry.isRunning {
-                if !why.isEligible {
-                    decision.pause.append(entry.key)
-                    setRunning(entry.key, false)
-                }
+                guard !why.isEligible else { continue }
+                decision.pause.append(entry.key)
+                setRunning(entry.key, false)
+                // Waiting now: what holds it may clear at a time (a date set while it ran).
+                if let waiting = eligibility(of: entry.key, at: now) { holdUntilItClears(entry.key, waiting, now: now) }
             } else if why.isEligible {
                 decision.start.append(entry.key)
                 setRunning(entry.key, true)
-            } else if let clears = why.unmet.compactMap(\.clearsAt).filter({ $0 > now }).min() {
-                decision.wakeAt = min(decision.wakeAt ?? clears, clears)
+            } else {
+                holdUntilItClears(entry.key, why, now: now)
             }
         }
         decision.pause.sort()
+        decision.wakeAt = nextClearing()
         return decision
+    }
+
+    /// Indexes a waiting transfer held by a timed condition, to be looked at again when it clears.
+    private mutating func holdUntilItClears(_ key: TransferKey, _ why: Eligibility, now: Instant) {
+        guard let clears = why.unmet.compactMap(\.clearsAt).filter({ $0 > now }).min() else { return }
+        clearsAt[key] = clears
+        clearing.insert(Clearing(at: clears, key: key))
+    }
+
+    /// When the next waiting transfer's timed condition clears (stale index entries dropped).
+    mutating func nextClearing() -> Instant? {
+        while let next = clearing.min {
+            if clearsAt[next.key] == next.at { return next.at }
+            clearing.removeMin()
+        }
+        return nil
     }
 
     /// Every waiting transfer's eligibility, in key order (`bgctl why` without an identifier).
@@ -84,7 +125,12 @@ extension TransferQueue {
     mutating func setRunning(_ key: TransferKey, _ running: Bool) {
         guard entries[key] != nil else { return }
         entries[key]?.isRunning = running
-        if running { waitingKeys.remove(key) } else { waitingKeys.insert(key) }
+        if running {
+            waitingKeys.remove(key)
+            clearsAt[key] = nil
+        } else {
+            waitingKeys.insert(key)
+        }
     }
 
     /// When the app's relaunch delay ends, if one was set.
@@ -109,5 +155,6 @@ extension TransferQueue {
             state.delay == .zero ? policy.firstRelaunchDelay : min(state.delay * 2, policy.maximumRelaunchDelay)
         state.until = now + state.delay
         launchDelays[app] = state
+        unsettle(app)  // a transfer created in the background now waits for the new delay
     }
 }

@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The system's rules for background transfers, as a value: which waiting transfers may start,
 /// which running ones must pause, why each one waits, who is cancelled at a force quit, and when
 /// an app may be relaunched to hear its transfers' events (Apple's doubling delay, reference §5.6).
@@ -52,11 +54,33 @@ public struct TransferQueue: Sendable, Hashable {
     /// The network, as last reported.
     public private(set) var network: TransferNetwork
     var entries: [TransferKey: Entry] = [:]
-    /// The transfers not running: the only ones a decision looks at, unless the device changed
-    /// (then the running ones too), so that a decision costs in proportion to what waits.
+    /// The transfers not running.
     var waitingKeys: Set<TransferKey> = []
-    /// Whether the device or the network changed since the last decision.
+    /// Whether the device or the network changed since the last decision: the next one looks at
+    /// every transfer.
     var deviceChanged = false
+    /// Transfers whose eligibility may have changed since they were last looked at (submitted
+    /// again, stopped, their app opened or relaunched): the next decision looks at them.
+    var unsettled: Set<TransferKey> = []
+    /// Waiting transfers held by a timed condition (`earliestBeginDate`, the relaunch delay),
+    /// and when it clears: a decision at or after that instant looks at them again.
+    var clearsAt: [TransferKey: Instant] = [:]
+    /// ``clearsAt`` in time order, for the next to clear; an entry that no longer matches
+    /// ``clearsAt`` is stale and skipped. Derived: left out of equality.
+    var clearing = Heap<Clearing>()
+    /// How many transfers the last ``decide(at:)`` looked at: what a decision costs, for tests
+    /// and benchmarks. Left out of equality.
+    public internal(set) var lookedAtLastDecision = 0
+
+    /// A waiting transfer and when its timed condition clears, ordered by that instant, then key.
+    struct Clearing: Comparable, Sendable {
+        let at: Instant
+        let key: TransferKey
+
+        static func < (lhs: Clearing, rhs: Clearing) -> Bool {
+            (lhs.at, lhs.key) < (rhs.at, rhs.key)
+        }
+    }
     var forceQuitApps: Set<AppID> = []
     var launchDelays: [AppID: LaunchDelay] = [:]
 
@@ -93,12 +117,15 @@ public struct TransferQueue: Sendable, Hashable {
             isRunning: running
         )
         if !running { waitingKeys.insert(key) }
+        unsettled.insert(key)  // new requirements: a running transfer may have to pause
     }
 
     /// The transfer ended (completed, failed or cancelled): the queue forgets it.
     public mutating func remove(_ key: TransferKey) {
         entries[key] = nil
         waitingKeys.remove(key)
+        unsettled.remove(key)
+        clearsAt[key] = nil
     }
 
     /// The engine could not start a transfer the queue started, or stopped one without ending
@@ -107,6 +134,7 @@ public struct TransferQueue: Sendable, Hashable {
         guard entries[key] != nil else { return }
         entries[key]?.isRunning = false
         waitingKeys.insert(key)
+        unsettled.insert(key)
     }
 
     /// The device changed; the network is the device's, cellular counted as expensive.
@@ -146,6 +174,39 @@ public struct TransferQueue: Sendable, Hashable {
     public mutating func opened(_ app: AppID) {
         forceQuitApps.remove(app)
         launchDelays[app] = nil
+        unsettle(app)
+    }
+
+    /// The app's waiting transfers may be eligible now, or later than they were: the next
+    /// decision looks at them.
+    mutating func unsettle(_ app: AppID) {
+        for key in waitingKeys where key.app == app { unsettled.insert(key) }
+    }
+}
+
+extension TransferQueue {
+    /// Equal queues hold the same transfers in the same states, on the same device, with the
+    /// same apps force-quit and delayed, and the same transfers still to look at (the time
+    /// index, ``clearing``, is derived from ``clearsAt``).
+    public static func == (lhs: TransferQueue, rhs: TransferQueue) -> Bool {
+        lhs.policy == rhs.policy && lhs.device == rhs.device && lhs.network == rhs.network
+            && lhs.entries == rhs.entries && lhs.waitingKeys == rhs.waitingKeys
+            && lhs.deviceChanged == rhs.deviceChanged && lhs.unsettled == rhs.unsettled
+            && lhs.clearsAt == rhs.clearsAt && lhs.forceQuitApps == rhs.forceQuitApps
+            && lhs.launchDelays == rhs.launchDelays
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(policy)
+        hasher.combine(device)
+        hasher.combine(network)
+        hasher.combine(entries)
+        hasher.combine(waitingKeys)
+        hasher.combine(deviceChanged)
+        hasher.combine(unsettled)
+        hasher.combine(clearsAt)
+        hasher.combine(forceQuitApps)
+        hasher.combine(launchDelays)
     }
 }
 
