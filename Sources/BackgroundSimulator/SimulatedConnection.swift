@@ -131,37 +131,24 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         endAssertion(AssertionID(rawValue: identifier))
     }
 
-    var backgroundTimeRemaining: Duration? {
+    /// The app's status: the simulator's, on its main actor; what it last published, elsewhere.
+    var status: AppStatus {
         answer(
-            or: nil,
-            onMain: { $0.backgroundTimeRemaining(of: $1.app) },
-            offMain: { view, now in view.pushed.backgroundTimeRemaining(at: now) }
+            or: Self.endedStatus,
+            onMain: { simulator, process in
+                process.isAlive ? AppStatus(simulator.core, app: process.app, at: simulator.now) : Self.endedStatus
+            },
+            offMain: { view, now in view.pushed.status(at: now) }
         )
     }
 
-    var lifecycleState: AppLifecycleState {
-        answer(
-            or: .terminated(.exited(status: 0)),
-            onMain: { $1.isAlive ? $0.state(of: $1.app) : .terminated(.exited(status: 0)) },
-            offMain: { view, _ in view.lifecycleState }
-        )
-    }
-
-    var backgroundRefreshStatus: BackgroundRefreshStatus {
-        answer(
-            or: .denied,
-            onMain: { $0.core.backgroundRefreshStatus(of: $1.app) },
-            offMain: { view, _ in view.pushed.refreshStatus }
-        )
-    }
-
-    var isLowPowerModeEnabled: Bool {
-        answer(
-            or: false,
-            onMain: { simulator, _ in simulator.core.isLowPowerModeEnabled },
-            offMain: { view, _ in view.pushed.lowPowerMode }
-        )
-    }
+    /// What an ended process (or one whose test is over) reads.
+    static let endedStatus = AppStatus(
+        lifecycleState: .terminated(.exited(status: 0)),
+        backgroundTimeRemaining: .zero,
+        refreshStatus: .denied,
+        lowPowerMode: false
+    )
 
     func attach(_ application: UIApplication) {}
 

@@ -239,22 +239,10 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         }
     }
 
-    public var backgroundTimeRemaining: Duration? {
+    /// The app's status, from what the daemon pushed.
+    package var status: AppStatus {
         let now = self.now
-        return state.withLock { $0.view.backgroundTimeRemaining(at: now) }
-    }
-
-    public var lifecycleState: AppLifecycleState {
-        state.withLock { $0.view.lifecycleState }
-    }
-
-    public var backgroundRefreshStatus: BackgroundRefreshStatus {
-        state.withLock { $0.view.refreshStatus }
-    }
-
-    /// Whether Low Power Mode is on, as the daemon last said.
-    public var isLowPowerModeEnabled: Bool {
-        state.withLock { $0.view.lowPowerMode }
+        return state.withLock { $0.view.status(at: now) }
     }
 
     public func attach(_ application: UIApplication) {

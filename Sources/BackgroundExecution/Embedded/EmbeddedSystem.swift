@@ -322,22 +322,10 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         perform(effects, at: now)
     }
 
-    public var backgroundTimeRemaining: Duration? {
+    /// The app's status, from the core, in one reading.
+    package var status: AppStatus {
         let now = self.now
-        return state.withLock { $0.core.backgroundTimeRemaining(of: app, at: now) }
-    }
-
-    public var lifecycleState: AppLifecycleState {
-        state.withLock { $0.core.state(of: app) }
-    }
-
-    public var backgroundRefreshStatus: BackgroundRefreshStatus {
-        state.withLock { $0.core.backgroundRefreshStatus(of: app) }
-    }
-
-    /// Whether Low Power Mode is on: the configured device's, or the refresh setting's.
-    public var isLowPowerModeEnabled: Bool {
-        state.withLock { $0.core.isLowPowerModeEnabled }
+        return state.withLock { AppStatus($0.core, app: app, at: now) }
     }
 
     public func attach(_ application: UIApplication) {

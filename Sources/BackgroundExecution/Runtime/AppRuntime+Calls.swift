@@ -179,6 +179,18 @@ extension RuntimeHost {
         sendOneWay(.endModeActivity(app, mode))
     }
 
+    /// The app's remaining background time, `nil` in the foreground (``RuntimeHost/status``).
+    public var backgroundTimeRemaining: Duration? { status.backgroundTimeRemaining }
+
+    /// The app's lifecycle state as the system sees it (``RuntimeHost/status``).
+    public var lifecycleState: AppLifecycleState { status.lifecycleState }
+
+    /// The app's Background App Refresh status (``RuntimeHost/status``).
+    public var backgroundRefreshStatus: BackgroundRefreshStatus { status.refreshStatus }
+
+    /// Whether Low Power Mode is on (``RuntimeHost/status``).
+    public var isLowPowerModeEnabled: Bool { status.lowPowerMode }
+
     /// The instant on the system's timeline of a wall-clock date: its distance from now, to the
     /// second (``SystemTime``), so dates computed from `Date()` mean the same distance ahead on
     /// a virtual clock as on the real one.

@@ -95,6 +95,10 @@ package protocol RuntimeHost: SystemConnection {
     /// The time now on the system's clock (the boot clock, or virtual time).
     var now: Instant { get }
 
+    /// The app's status as the system sees it now (from the core in this process, or from what
+    /// the system pushed).
+    var status: AppStatus { get }
+
     /// Sends an app event that nothing waits for, in the order of the calls. A transport that
     /// cannot deliver it (no connection, an ended process) drops it or keeps it for later, as
     /// its own documentation says.

@@ -77,3 +77,51 @@ package struct PushedView: Sendable {
         GrantState.backgroundTimeRemaining(state: lifecycleState) { grant.pushed?.budgetRemaining(at: now) ?? .zero }
     }
 }
+
+/// What the app's calls read of the system's view of it, at one instant: `applicationState`,
+/// `backgroundTimeRemaining`, `backgroundRefreshStatus` and `isLowPowerModeEnabled` come from
+/// one reading (``RuntimeHost/status``).
+package struct AppStatus: Sendable, Hashable {
+    /// The app's lifecycle state.
+    package var lifecycleState: AppLifecycleState
+    /// The background time left (``GrantState/backgroundTimeRemaining(state:budget:)``).
+    package var backgroundTimeRemaining: Duration?
+    /// The app's Background App Refresh status.
+    package var refreshStatus: BackgroundRefreshStatus
+    /// Whether Low Power Mode is on.
+    package var lowPowerMode: Bool
+
+    package init(
+        lifecycleState: AppLifecycleState,
+        backgroundTimeRemaining: Duration?,
+        refreshStatus: BackgroundRefreshStatus,
+        lowPowerMode: Bool
+    ) {
+        self.lifecycleState = lifecycleState
+        self.backgroundTimeRemaining = backgroundTimeRemaining
+        self.refreshStatus = refreshStatus
+        self.lowPowerMode = lowPowerMode
+    }
+
+    /// An app's status as the core in this process sees it.
+    package init(_ core: BackgroundSystem, app: AppID, at now: Instant) {
+        self.init(
+            lifecycleState: core.state(of: app),
+            backgroundTimeRemaining: core.backgroundTimeRemaining(of: app, at: now),
+            refreshStatus: core.backgroundRefreshStatus(of: app),
+            lowPowerMode: core.isLowPowerModeEnabled
+        )
+    }
+}
+
+extension PushedView {
+    /// The app's status from what was pushed, at `now`.
+    package func status(at now: Instant) -> AppStatus {
+        AppStatus(
+            lifecycleState: lifecycleState,
+            backgroundTimeRemaining: backgroundTimeRemaining(at: now),
+            refreshStatus: refreshStatus,
+            lowPowerMode: lowPowerMode
+        )
+    }
+}
