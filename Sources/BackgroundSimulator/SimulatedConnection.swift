@@ -150,8 +150,6 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         lowPowerMode: false
     )
 
-    func attach(_ application: UIApplication) {}
-
     func log(_ level: LogRecord.Level, _ message: String) {
         tell { simulator, process in simulator.record(.appCode(process.app, message)) }
     }
@@ -240,10 +238,6 @@ extension SimulatedConnection {
         } else {
             inbox.post { [self] simulator in reply(simulator.core.answer(query, of: app, at: simulator.now)) }
         }
-    }
-
-    var runtimeApplication: UIApplication? {
-        MainActor.assumeIsolated { liveProcess?.application }
     }
 
     func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {

@@ -127,7 +127,6 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         /// The daemon ended this process (``EmbeddedSystem/TerminationBehavior/record``).
         var ended = false
         var reports: [TerminationReport] = []
-        weak var application: UIApplication?
     }
 
     /// The configuration.
@@ -245,8 +244,10 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         return state.withLock { $0.view.status(at: now) }
     }
 
+    /// Records the application object (as every transport does) and starts reading the
+    /// daemon's pushes, which its lifecycle callbacks need.
     public func attach(_ application: UIApplication) {
-        state.withLock { $0.application = application }
+        withTables { $0.application = application }
         startReading()
     }
 

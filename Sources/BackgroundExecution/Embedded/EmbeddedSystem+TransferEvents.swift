@@ -76,7 +76,7 @@ extension EmbeddedSystem {
     @MainActor
     private func wakeForTransferEvents() {
         deliver(.resumeInBackground(app))
-        let (sessions, application) = state.withLock { ($0.transferHold.sessions, $0.application) }
+        let (sessions, application) = state.withLock { ($0.transferHold.sessions, $0.tables.application) }
         if state.withLock({ $0.core.state(of: app) }) != .suspended, let application, !sessions.isEmpty {
             let window = TransferEventsWindow.open(on: self, handlers: sessions.count)
             for session in sessions {

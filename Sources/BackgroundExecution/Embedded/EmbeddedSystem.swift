@@ -176,7 +176,6 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         var timerToken: ManualClock.Token?
         /// The deadline the timer is armed for.
         var timerDeadline: Instant?
-        weak var application: UIApplication?
         /// The transfer service `bgctl why` lists the transfers of (see `explainsTransfers(of:)`).
         var transfers: (any TransferService)?
         /// Background-session events held while the app is suspended (``TransferEventHold``).
@@ -326,10 +325,6 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     package var status: AppStatus {
         let now = self.now
         return state.withLock { AppStatus($0.core, app: app, at: now) }
-    }
-
-    public func attach(_ application: UIApplication) {
-        state.withLock { $0.application = application }
     }
 
     // MARK: Control

@@ -31,6 +31,9 @@ package struct RuntimeTables: Sendable {
     /// The background modes whose activity the system granted and the app has not ended: what
     /// a transport declares again to a system that restarted.
     package var heldModes: Set<BackgroundMode> = []
+    /// The process's application object (`attach`), which receives lifecycle callbacks and
+    /// notifications; held weakly, as the process holds it. A new incarnation keeps it.
+    package weak var application: UIApplication?
 
     package init() {}
 
@@ -120,9 +123,6 @@ package protocol RuntimeHost: SystemConnection {
     /// Runs `body` on the tables of the app's current process, under whatever protects them.
     func withTables<Result: Sendable>(_ body: (inout RuntimeTables) -> Result) -> Result
 
-    /// The process's application object, if it has one.
-    var runtimeApplication: UIApplication? { get }
-
     /// Runs app code on the app's main actor, after what is queued there; then, when `report`
     /// is given, tells the system the callback returned (once the app's main thread is free).
     func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?)
@@ -136,6 +136,15 @@ package protocol RuntimeHost: SystemConnection {
 }
 
 extension RuntimeHost {
+    /// Records the application object that receives the app's callbacks (`UIApplication`'s
+    /// initialiser calls it).
+    public func attach(_ application: UIApplication) {
+        withTables { $0.application = application }
+    }
+
+    /// The process's application object, if it has one (an ended process has none).
+    package var runtimeApplication: UIApplication? { withTables { $0.application } }
+
     /// The one interpreter of effects addressed to the app's process. Returns `false` for an
     /// effect that is the transport's own business (suspension, termination, timers, the store).
     ///
