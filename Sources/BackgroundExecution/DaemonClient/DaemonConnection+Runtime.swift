@@ -61,7 +61,6 @@ extension DaemonConnection {
         state.withLock { body(&$0.tables) }
     }
 
-
     /// App code runs on the main actor, in the order the daemon decided it: the main queue
     /// runs blocks in the order they were added. The callback's return is then sent one way.
     package func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {

@@ -153,7 +153,6 @@ extension EmbeddedSystem {
         state.withLock { body(&$0.tables) }
     }
 
-
     package func runOnMainActor(_ job: @escaping @MainActor @Sendable () -> Void, report: Event?) {
         onMainActor { [weak self] in
             job()
