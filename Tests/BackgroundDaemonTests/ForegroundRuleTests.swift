@@ -129,7 +129,7 @@ struct ForegroundRuleTests {
         let link = try SocketPairLink(engine: fixture.engine, app: Self.notes, incarnation: Incarnation(rawValue: 1))
         defer { link.close(reason: "the test ended") }
         let connection = await link.appConnection(Self.notes)
-        let delegate = CallbackRecorder()
+        let delegate = ConformanceDelegate()  // records its lifecycle calls in `log`
         let application = UIApplication(connection: connection)
         application.delegate = delegate
         // What `main()` does before the main queue runs: the launch, from the welcome's state.
@@ -150,22 +150,4 @@ final class CallLog: Sendable {
     private let recorded = Mutex<[String]>([])
     var calls: [String] { recorded.withLock { $0 } }
     func record(_ call: String) { recorded.withLock { $0.append(call) } }
-}
-
-/// An app delegate that records its lifecycle calls in ``log``.
-final class CallbackRecorder: UIResponder, UIApplicationDelegate {
-    let log = CallLog()
-
-    func application(
-        _ application: UIApplication,
-        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
-    ) -> Bool {
-        log.record("didFinishLaunching")
-        return true
-    }
-
-    func applicationDidBecomeActive(_ application: UIApplication) { log.record("didBecomeActive") }
-    func applicationWillResignActive(_ application: UIApplication) { log.record("willResignActive") }
-    func applicationDidEnterBackground(_ application: UIApplication) { log.record("didEnterBackground") }
-    func applicationWillEnterForeground(_ application: UIApplication) { log.record("willEnterForeground") }
 }
