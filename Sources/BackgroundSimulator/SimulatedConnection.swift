@@ -32,7 +32,6 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
     /// The app runtime's tables of this process (the same runtime users run), reachable from
     /// any of its threads; `nil` once the process has ended (it keeps nothing).
     private let tables = Mutex<RuntimeTables?>(RuntimeTables())
-    let supportsBackgroundGPU: Bool
     /// The app's background sessions run on the simulator's virtual network.
     let transferService: (any TransferService)?
 
@@ -41,9 +40,10 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         self.serial = serial
         self.simulator = simulator
         self.inbox = simulator.inbox
-        self.supportsBackgroundGPU = simulator.configuration.policy.scheduling.supportsBackgroundGPU
         self.transferService = simulator.transferSimulation.service(for: app)
         self.tag = AssertionRoutes.newTag()
+        let gpu = simulator.configuration.policy.scheduling.supportsBackgroundGPU
+        view.withLock { $0.pushed.supportsBackgroundGPU = gpu }  // the policy's, for threads off the main actor
         AssertionRoutes.register(self, tag: tag)
     }
 
@@ -147,7 +147,8 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         lifecycleState: .terminated(.exited(status: 0)),
         backgroundTimeRemaining: .zero,
         refreshStatus: .denied,
-        lowPowerMode: false
+        lowPowerMode: false,
+        supportsBackgroundGPU: false
     )
 
     func log(_ level: LogRecord.Level, _ message: String) {

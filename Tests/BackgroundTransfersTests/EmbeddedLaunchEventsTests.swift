@@ -132,10 +132,15 @@ struct EmbeddedLaunchEventsTests {
         try await completedInTheEngine(harness, recorder)
         try await runWake(clock, recorder)
         await recorder.waitForEvents()
+        // Progress heard while the app still ran (the download starts before the suspension, and
+        // on a loaded machine its first bytes can arrive first) is allowed; after it, nothing
+        // until handleEvents, then the events in Apple's order.
+        let log = recorder.log.withLock { $0 }
+        #expect(log.drop { $0 == "didWriteData" }.first == "handleEventsForBackgroundURLSession", "\(log)")
         #expect(
-            recorder.log.withLock { $0 } == [
-                "handleEventsForBackgroundURLSession", "didWriteData", "didFinishDownloadingTo 200",
-                "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            log.filter { $0 != "didWriteData" } == [
+                "handleEventsForBackgroundURLSession", "didFinishDownloadingTo 200", "didCompleteWithError nil",
+                "urlSessionDidFinishEvents",
             ]
         )
         #expect(appDelegate.handlers.count == 1)
@@ -180,13 +185,14 @@ struct EmbeddedLaunchEventsTests {
         clock.advance(by: .seconds(60))
         try await Task.sleep(for: .milliseconds(300))
         #expect(system.lifecycleState == .suspended, "not resumed for its events")
-        #expect(recorder.log.withLock { $0 }.isEmpty, "nothing heard while suspended")
+        // Progress heard while the app still ran is allowed (see launchEvents); no completion.
+        #expect(recorder.log.withLock { $0 }.allSatisfy { $0 == "didWriteData" }, "nothing heard while suspended")
         system.moveToForeground()
         clock.advance(by: .milliseconds(10))
         await recorder.waitForEvents()
         #expect(
-            recorder.log.withLock { $0 } == [
-                "didWriteData", "didFinishDownloadingTo 200", "didCompleteWithError nil", "urlSessionDidFinishEvents",
+            recorder.log.withLock { $0 }.filter { $0 != "didWriteData" } == [
+                "didFinishDownloadingTo 200", "didCompleteWithError nil", "urlSessionDidFinishEvents",
             ]
         )
         #expect(appDelegate.handlers.isEmpty)

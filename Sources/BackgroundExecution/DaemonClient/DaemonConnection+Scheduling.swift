@@ -33,6 +33,4 @@ extension DaemonConnection {
         guard case .answered(.queryAnswer(let answer)) = roundTrip(.query(query)) else { return reply(nil) }
         reply(answer)
     }
-
-    public var supportsBackgroundGPU: Bool { state.withLock { $0.supportsBackgroundGPU } }
 }

@@ -32,7 +32,7 @@ extension DaemonConnection {
             if let grant = welcome.grant { state.view.grant.update(grant) }
             state.view.refreshStatus = welcome.refreshStatus ?? state.view.refreshStatus
             state.view.lowPowerMode = welcome.lowPowerMode ?? state.view.lowPowerMode
-            state.supportsBackgroundGPU = welcome.supportsBackgroundGPU ?? false
+            state.view.supportsBackgroundGPU = welcome.supportsBackgroundGPU ?? false
             state.socket = socket
             state.pendingDecoder = decoder  // frames that came with the welcome
             let parked = state.parked

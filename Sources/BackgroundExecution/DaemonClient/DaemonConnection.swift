@@ -111,7 +111,6 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         /// The assertions this process holds, by identifier: declared again on reconnection.
         var held = HeldAssertions()
         var launchFinished = false
-        var supportsBackgroundGPU = false
         /// The connection in use; nil while there is none.
         var socket: DaemonSocket?
         /// Bytes read with the welcome beyond it (pushes that followed at once).

@@ -81,8 +81,6 @@ extension EmbeddedSystem {
     /// The modes this app holds now, by name (``BackgroundCore/ModeActivity``).
     public var modeActivities: [ModeActivity] { state.withLock { $0.core.modeActivities(of: app) } }
 
-    public var supportsBackgroundGPU: Bool { configuration.policy.scheduling.supportsBackgroundGPU }
-
     public func log(_ level: LogRecord.Level, _ message: String) {
         configuration.logger.log(level: level.swiftLogLevel, "\(app): \(message)")
     }

@@ -191,6 +191,9 @@ extension RuntimeHost {
     /// Whether Low Power Mode is on (``RuntimeHost/status``).
     public var isLowPowerModeEnabled: Bool { status.lowPowerMode }
 
+    /// Whether the device supports background GPU use (``RuntimeHost/status``).
+    public var supportsBackgroundGPU: Bool { status.supportsBackgroundGPU }
+
     /// The instant on the system's timeline of a wall-clock date: its distance from now, to the
     /// second (``SystemTime``), so dates computed from `Date()` mean the same distance ahead on
     /// a virtual clock as on the real one.

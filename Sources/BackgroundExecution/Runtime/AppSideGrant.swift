@@ -60,6 +60,8 @@ package struct PushedView: Sendable {
     package var lowPowerMode = false
     /// Whether the process has ended (an object of an ended simulated process still answers).
     package var hasEnded = false
+    /// Whether the device supports background GPU use, as the system said.
+    package var supportsBackgroundGPU = false
 
     /// A view before anything was pushed, answering `refreshStatus` for the refresh status.
     package init(refreshStatus: BackgroundRefreshStatus) {
@@ -79,8 +81,8 @@ package struct PushedView: Sendable {
 }
 
 /// What the app's calls read of the system's view of it, at one instant: `applicationState`,
-/// `backgroundTimeRemaining`, `backgroundRefreshStatus` and `isLowPowerModeEnabled` come from
-/// one reading (``RuntimeHost/status``).
+/// `backgroundTimeRemaining`, `backgroundRefreshStatus`, `isLowPowerModeEnabled` and the GPU
+/// among `BGTaskScheduler.supportedResources` come from one reading (``RuntimeHost/status``).
 package struct AppStatus: Sendable, Hashable {
     /// The app's lifecycle state.
     package var lifecycleState: AppLifecycleState
@@ -90,17 +92,21 @@ package struct AppStatus: Sendable, Hashable {
     package var refreshStatus: BackgroundRefreshStatus
     /// Whether Low Power Mode is on.
     package var lowPowerMode: Bool
+    /// Whether the device supports background GPU use (`BGTaskScheduler.supportedResources`).
+    package var supportsBackgroundGPU: Bool
 
     package init(
         lifecycleState: AppLifecycleState,
         backgroundTimeRemaining: Duration?,
         refreshStatus: BackgroundRefreshStatus,
-        lowPowerMode: Bool
+        lowPowerMode: Bool,
+        supportsBackgroundGPU: Bool
     ) {
         self.lifecycleState = lifecycleState
         self.backgroundTimeRemaining = backgroundTimeRemaining
         self.refreshStatus = refreshStatus
         self.lowPowerMode = lowPowerMode
+        self.supportsBackgroundGPU = supportsBackgroundGPU
     }
 
     /// An app's status as the core in this process sees it.
@@ -109,7 +115,8 @@ package struct AppStatus: Sendable, Hashable {
             lifecycleState: core.state(of: app),
             backgroundTimeRemaining: core.backgroundTimeRemaining(of: app, at: now),
             refreshStatus: core.backgroundRefreshStatus(of: app),
-            lowPowerMode: core.isLowPowerModeEnabled
+            lowPowerMode: core.isLowPowerModeEnabled,
+            supportsBackgroundGPU: core.policy.scheduling.supportsBackgroundGPU
         )
     }
 }
@@ -121,7 +128,8 @@ extension PushedView {
             lifecycleState: lifecycleState,
             backgroundTimeRemaining: backgroundTimeRemaining(at: now),
             refreshStatus: refreshStatus,
-            lowPowerMode: lowPowerMode
+            lowPowerMode: lowPowerMode,
+            supportsBackgroundGPU: supportsBackgroundGPU
         )
     }
 }
