@@ -416,7 +416,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CommandOutputTests",
-            dependencies: ["CommandOutput", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "CommandOutput", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -11,6 +11,8 @@ import Glibc
 /// The daemon's Unix-domain socket: `0600`, in a `0700` directory checked by `SecureDirectory`
 /// (with per-app uids, ``AppIsolation/perAppUsers(_:containers:)``: `0666` in a `0711` directory,
 /// so that apps can connect as their own users; peer credentials decide what each may do).
+/// The daemon binds it, or serves the one a service manager passed (``ActivatedSocket``), with
+/// the same modes and checks; it removes only a socket it bound itself.
 public final class DaemonServer: Sendable {
     /// The socket's path.
     public let path: String
@@ -18,28 +20,36 @@ public final class DaemonServer: Sendable {
     private let socketName: String
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
+    /// Whether the socket was passed by a service manager (which owns its file).
+    private let activated: Bool
 
     private init(
         path: String,
         directory: SecureDirectory,
         socketName: String,
         channel: any Channel,
-        group: MultiThreadedEventLoopGroup
+        group: MultiThreadedEventLoopGroup,
+        activated: Bool
     ) {
         self.path = path
         self.directory = directory
         self.socketName = socketName
         self.channel = channel
         self.group = group
+        self.activated = activated
     }
 
-    /// Binds the socket and serves `engine` on it.
+    /// Binds the socket, or takes `activated`, and serves `engine` on it.
     ///
     /// A socket left by a daemon that is gone (nothing accepts on it) is replaced; one that a
-    /// running daemon serves is an error (``DaemonError/Code-swift.enum/alreadyRunning``).
+    /// running daemon serves is an error (``DaemonError/Code-swift.enum/alreadyRunning``). An
+    /// activated socket must be bound to `paths.socket`; its directory, which the service
+    /// manager made, is checked as the daemon's own (owned by the daemon's user, no link, nobody
+    /// else may write it) and given the modes the daemon gives its own.
     public static func start(
         engine: DaemonEngine,
         paths: DaemonPaths,
+        activated: ActivatedSocket? = nil,
         limits: DaemonLimits = .standard,
         logger: Logger
     ) async throws(DaemonError) -> DaemonServer {
@@ -48,17 +58,24 @@ public final class DaemonServer: Sendable {
         // directory is searchable and the socket open to all, and SO_PEERCRED decides who is
         // who (`PeerIdentity.swift`). Otherwise only the daemon's user reaches it.
         let appUsers = engine.configuration.isolation.hasAppUsers
+        if let activated, activated.path != paths.socket {
+            throw DaemonError(
+                .badConfiguration,
+                "the socket passed by the service manager is \(activated.path), not \(paths.socket)"
+            )
+        }
         do {
             directory = try SecureDirectory.open(
                 paths.socketDirectory,
-                access: appUsers ? .ownerWritable : .privateToOwner
+                access: appUsers || activated != nil ? .ownerWritable : .privateToOwner,
+                creating: activated == nil
             )
         } catch {
             throw DaemonError(.unsafeDirectory, "socket directory \(error)")
         }
         let name = paths.socketName
         let throughDescriptor = directory.pathThroughDescriptor(name)
-        if (try? directory.status(of: name)) != nil {
+        if activated == nil, (try? directory.status(of: name)) != nil {
             if SocketProbe.accepts(throughDescriptor) {
                 throw DaemonError(.alreadyRunning, "another backgroundd serves \(paths.socket)")
             }
@@ -83,21 +100,41 @@ public final class DaemonServer: Sendable {
             }
         let channel: any Channel
         do {
-            channel = try await bootstrap.bind(unixDomainSocketPath: throughDescriptor).get()
+            if let activated {
+                channel = try await bootstrap.withBoundSocket(activated.descriptor).get()
+            } else {
+                channel = try await bootstrap.bind(unixDomainSocketPath: throughDescriptor).get()
+            }
             try SystemCall.changeModeAt(directory.descriptor, name, to: appUsers ? 0o666 : 0o600)
-            if appUsers { try SystemCall.changeMode(of: directory.descriptor, to: 0o711) }
+            try SystemCall.changeMode(of: directory.descriptor, to: appUsers ? 0o711 : 0o700)
         } catch {
             try? await group.shutdownGracefully()
             throw DaemonError(.socket, "cannot serve \(paths.socket): \(error)")
         }
-        logger.notice("listening on \(paths.socket)")
-        return DaemonServer(path: paths.socket, directory: directory, socketName: name, channel: channel, group: group)
+        let passed = activated.map { " (passed by the service manager as descriptor \($0.descriptor))" } ?? ""
+        logger.notice("listening on \(paths.socket)\(passed)")
+        return DaemonServer(
+            path: paths.socket,
+            directory: directory,
+            socketName: name,
+            channel: channel,
+            group: group,
+            activated: activated != nil
+        )
     }
 
-    /// Stops accepting, closes every connection and removes the socket.
+    /// Whether the server's event loop runs and the engine's lock can be taken there: what a
+    /// watchdog ping vouches for (``ServiceWatchdog``). Never returns while either is stuck.
+    public func responds(for engine: DaemonEngine) async -> Bool {
+        (try? await channel.eventLoop.submit { engine.isResponsive() }.get()) ?? false
+    }
+
+    /// Stops accepting, closes every connection and removes the socket (one the service
+    /// manager passed stays: its file is the manager's, and it queues connections while the
+    /// daemon is away).
     public func stop() async {
         try? await channel.close()
-        try? directory.removeSocket(socketName)
+        if !activated { try? directory.removeSocket(socketName) }
         try? await group.shutdownGracefully()
     }
 }

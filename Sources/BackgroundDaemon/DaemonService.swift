@@ -24,6 +24,15 @@ public struct DaemonService: Service {
     public var deviceSettings = DaemonDevice.Settings()
     /// Called once the socket is served, with the engine (tests, benchmarks).
     public var onReady: (@Sendable (DaemonEngine) -> Void)?
+    /// The listening socket a service manager passed (socket activation), served instead of
+    /// one the daemon binds; it must be bound to ``paths``' socket.
+    public var activatedSocket: ActivatedSocket?
+    /// The service manager's notification socket: told `READY=1` once the socket is served,
+    /// `STOPPING=1` at the stop, `STATUS=` on the way, and `WATCHDOG=1` every
+    /// ``watchdogInterval``.
+    public var notifySocket: NotifySocket?
+    /// How often the service manager's watchdog is pinged (``ServiceWatchdog``); nil: never.
+    public var watchdogInterval: Duration?
 
     /// Creates the service.
     public init(
@@ -45,8 +54,15 @@ public struct DaemonService: Service {
     }
 
     public func run() async throws {
+        notify(["STATUS=Starting: opening \(paths.state)"])
         let (engine, store) = try open()
-        let server = try await DaemonServer.start(engine: engine, paths: paths, limits: limits, logger: logger)
+        let server = try await DaemonServer.start(
+            engine: engine,
+            paths: paths,
+            activated: activatedSocket,
+            limits: limits,
+            logger: logger
+        )
         // After the start: the server makes the socket's own directory 0711.
         if isolation.hasAppUsers, let closed = AppContainer.unsearchableAncestor(of: paths.socket) {
             logger.warning(
@@ -56,8 +72,22 @@ public struct DaemonService: Service {
         engine.armTimer()
         engine.device.start(engine)
         onReady?(engine)
-        try? await gracefulShutdown()
+        let installed = engine.state.withLock { $0.installed.count }
+        notify(["READY=1", "STATUS=Serving \(server.path): \(installed) apps installed"])
+        await withTaskGroup(of: Void.self) { tasks in
+            if let notifySocket, let watchdogInterval {
+                logger.notice(
+                    "watchdog: telling the service manager every \(watchdogInterval) that the daemon is alive"
+                )
+                tasks.addTask {
+                    await pingWatchdog(notifySocket, every: watchdogInterval, server: server, engine: engine)
+                }
+            }
+            try? await gracefulShutdown()
+            tasks.cancelAll()
+        }
         logger.notice("shutting down")
+        notify(["STOPPING=1", "STATUS=Stopping"])
         await server.stop()
         engine.device.stop()
         engine.endStartedApps()
@@ -145,7 +175,49 @@ extension DaemonService {
     }
 }
 
+extension DaemonService {
+    /// Sends `assignments` to the service manager, if one listens; a failure is logged, never
+    /// fatal (the daemon serves its apps whether or not the manager hears it).
+    func notify(_ assignments: [String]) {
+        guard let notifySocket else { return }
+        do {
+            try notifySocket.send(assignments)
+        } catch {
+            logger.warning("\(error)")
+        }
+    }
+
+    /// `WATCHDOG=1` every `interval` for as long as the server's event loop runs and the
+    /// engine's lock can be taken (``DaemonServer/responds(for:)``): a daemon stuck in either
+    /// stops pinging, and the service manager ends and restarts it. Returns when cancelled.
+    func pingWatchdog(
+        _ socket: NotifySocket,
+        every interval: Duration,
+        server: DaemonServer,
+        engine: DaemonEngine
+    ) async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            guard await server.responds(for: engine), !Task.isCancelled else { continue }
+            do {
+                try socket.send(["WATCHDOG=1"])
+            } catch {
+                logger.warning("\(error)")
+            }
+        }
+    }
+}
+
 extension DaemonEngine {
+    /// Whether the engine's lock can be taken (it never returns while the lock is stuck).
+    func isResponsive() -> Bool {
+        state.withLock { _ in true }
+    }
+
     /// Kills the app processes this daemon started (frozen ones too): a stopping daemon leaves
     /// none of its apps behind, frozen for ever. Apps the user started are left alone.
     public func endStartedApps() {

@@ -10,9 +10,13 @@ public struct LoggingOptions: ParsableArguments {
 
     public init() {}
 
-    /// A logger at the chosen level.
+    /// A logger at the chosen level: lines with syslog priorities and no timestamp when
+    /// standard error is the systemd journal (``JournalLogHandler``), else the logging system's
+    /// default (swift-log's `StreamLogHandler`: a timestamp, the level, the label).
     public func logger(label: String) -> Logger {
-        var logger = Logger(label: label)
+        var logger =
+            JournalStream.standardErrorIsJournal()
+            ? Logger(label: label) { _ in JournalLogHandler() } : Logger(label: label)
         logger.logLevel = logLevel
         return logger
     }

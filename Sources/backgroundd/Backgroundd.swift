@@ -20,8 +20,10 @@ struct Backgroundd: AsyncParsableCommand {
             as root /var/lib/backgroundd), the socket in $XDG_RUNTIME_DIR/backgroundd/backgroundd.sock \
             (else <state>/run/backgroundd.sock; as root /run/backgroundd/backgroundd.sock, or \
             <state>/run/backgroundd.sock with another state directory), manifests in <state>/apps; as \
-            root every app under a uid of its own. SIGTERM or SIGINT shuts it down gracefully. Exit \
-            status: docs/exit-codes.md.
+            root every app under a uid of its own. SIGTERM or SIGINT shuts it down gracefully. Under \
+            systemd it serves the socket passed to it (LISTEN_FDS), tells readiness, stopping and \
+            watchdog pings to $NOTIFY_SOCKET, and logs with syslog priorities when its standard \
+            error is the journal (docs/systemd.md). Exit status: docs/exit-codes.md.
             """,
         version: ProjectVersion.current
     )
@@ -106,11 +108,30 @@ struct Backgroundd: AsyncParsableCommand {
         for (flag, value) in [("--state-dir", stateDir), ("--socket", socket), ("--apps", apps)] {
             if let value, !value.hasPrefix("/") { throw ValidationError("\(flag): \(value) is not an absolute path") }
         }
-        guard let paths = DaemonPaths(environment: environment, state: stateDir, socket: socket, manifests: apps) else {
+        let activated: ActivatedSocket?
+        do {
+            activated = try SocketActivation.take(environment: environment)
+        } catch {
+            throw CommandFailure(error.exitStatus, error.subject, error.message)
+        }
+        // A socket the service manager passed is the daemon's socket unless one is named: then
+        // the two must be the same (DaemonServer.start says so otherwise).
+        var namedSocket = socket
+        if namedSocket == nil, environment["BACKGROUNDD_SOCKET"] == nil { namedSocket = activated?.path }
+        guard
+            let paths = DaemonPaths(environment: environment, state: stateDir, socket: namedSocket, manifests: apps)
+        else {
             throw CommandFailure(
                 .usage,
                 "state directory",
                 "neither $XDG_STATE_HOME nor $HOME is usable: pass --state-dir"
+            )
+        }
+        if let activated, activated.path != paths.socket {
+            throw CommandFailure(
+                .usage,
+                "socket activation",
+                "the service manager passed \(activated.path), but the socket is \(paths.socket) (--socket, $BACKGROUNDD_SOCKET)"
             )
         }
         guard !cgroupSubtree.isEmpty, !cgroupSubtree.contains("/"), ![".", ".."].contains(cgroupSubtree),
@@ -156,6 +177,13 @@ struct Backgroundd: AsyncParsableCommand {
             logger: logger
         )
         service.deviceSettings = try deviceSettings(freezer: freezer)
+        service.activatedSocket = activated
+        do {
+            service.notifySocket = try NotifySocket(environment: environment)
+        } catch {
+            logger.warning("the service manager is not told how the daemon is: \(error)")
+        }
+        service.watchdogInterval = ServiceWatchdog.interval(environment: environment, processID: getpid())
         let group = ServiceGroup(
             configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )

@@ -92,6 +92,7 @@ struct DocumentationGuardTests {
     func paths() throws {
         let roots = [
             "Sources/", "Tests/", "docs/", "Benchmarks/", "scripts/", "schemas/", "examples/", "Fuzz/", ".ci/",
+            "dist/",
         ]
         var checked = 0
         for document in try Self.documents() {
