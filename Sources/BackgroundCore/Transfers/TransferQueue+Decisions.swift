@@ -53,20 +53,9 @@ extension TransferQueue {
     /// `now`. A waiting transfer that none of these touched is held by what still holds it.
     public mutating func decide(at now: Instant) -> Decision {
         var decision = Decision()
-        var candidates: [TransferKey]
-        if deviceChanged {
-            candidates = Array(entries.keys)
-        } else {
-            var due = unsettled
-            while let next = clearing.min, next.at <= now {
-                clearing.removeMin()
-                if clearsAt[next.key] == next.at {
-                    clearsAt[next.key] = nil
-                    due.insert(next.key)
-                }
-            }
-            candidates = Array(due)
-        }
+        // Every key is ordered below (priority, then age, then key), so no Set's or
+        // Dictionary's order reaches the decision.
+        let candidates: [TransferKey] = deviceChanged ? Array(entries.keys) : Array(takeDue(at: now))
         deviceChanged = false
         unsettled = []
         lookedAtLastDecision = candidates.count
@@ -77,7 +66,6 @@ extension TransferQueue {
             if lhs.submittedAt != rhs.submittedAt { return lhs.submittedAt < rhs.submittedAt }
             return lhs.key < rhs.key
         }
-        candidates = []
         for entry in ordered {
             guard let why = eligibility(of: entry.key, at: now) else { continue }
             clearsAt[entry.key] = nil
@@ -97,6 +85,20 @@ extension TransferQueue {
         decision.pause.sort()
         decision.wakeAt = nextClearing()
         return decision
+    }
+
+    /// The unsettled transfers and those whose timed condition has cleared by `now`, taken out
+    /// of the time index.
+    private mutating func takeDue(at now: Instant) -> Set<TransferKey> {
+        var due = unsettled
+        while let next = clearing.min, next.at <= now {
+            clearing.removeMin()
+            if clearsAt[next.key] == next.at {
+                clearsAt[next.key] = nil
+                due.insert(next.key)
+            }
+        }
+        return due
     }
 
     /// Indexes a waiting transfer held by a timed condition, to be looked at again when it clears.
