@@ -131,15 +131,12 @@ extension DaemonEngine {
         }
     }
 
-    /// When the daemon's timer must fire next: the core's next deadline, or a restart grace's
-    /// end if that is sooner.
+    /// When the daemon's timer must fire next: the soonest of the core's next deadline, a restart
+    /// grace's end, and a wake for transfer events due or running out.
     func nextWake(in state: State) -> Instant? {
         let grace = state.restartGraces.values.map(\.endsAt).min()
-        switch (state.core.nextDeadline, grace) {
-        case (let core?, let grace?): return min(core, grace)
-        case (let core, nil): return core
-        case (nil, let grace): return grace
-        }
+        // The transfers' wakes are locked after the engine's state, never before.
+        return [state.core.nextDeadline, grace, transfers?.nextWakeDeadline].compactMap { $0 }.min()
     }
 }
 

@@ -270,6 +270,7 @@ public final class DaemonEngine: Sendable {
     public func tick() {
         endRestartGraces()
         deliver(.tick)
+        transfers?.tick(at: now)
     }
 }
 

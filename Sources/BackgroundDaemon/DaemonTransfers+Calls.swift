@@ -52,6 +52,7 @@ extension DaemonTransfers {
                 apps[app]?.sessions[session]?.sent.remove(task)
                 apps[app]?.sessions[session]?.ready.remove(task)
             }
+            heardIfNothingWaits(app, session: session)
             engine.delivered(app: app, session: session, task: task)
         case .detach(let session, let cancelling):
             engine.detach(app: app, session: session, cancelling: cancelling)
@@ -103,7 +104,7 @@ extension DaemonTransfers {
             .system(.transfer(.attached(session: options.session, transfers: part, nextTask: nextTask, complete: true)))
         )
         // A process launched for this session's events hears them after handleEvents.
-        let waits = apps.withLock { $0[app]?.launchedFor.contains(options.session) ?? false }
+        let waits = wakes.withLock { $0.isWokenFor(app, session: options.session) }
         if !waits { replay(app, session: options.session, known: known, engine: entry.engine) }
     }
 

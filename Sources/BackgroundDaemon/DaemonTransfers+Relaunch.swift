@@ -17,55 +17,66 @@ extension DaemonTransfers {
         apps.withLock { apps in apps[app]?.sessions.values.reduce(0) { $0 + $1.ready.count } ?? 0 }
     }
 
-    /// Completions wait for an app that cannot hear them now: launch or resume it when the
-    /// relaunch delay allows (once; a later completion joins the same relaunch).
-    func scheduleRelaunch(_ app: AppID) {
-        guard let entry = apps.withLock({ $0[app] }), entry.relaunch == nil else { return }
-        guard let delay = entry.engine.relaunchDelay() else {
+    /// Completions of `session` wait for an app that cannot hear them now: the app is launched
+    /// or resumed when its relaunch delay allows (``TransferEventWakes``: once; a later
+    /// completion joins the same wake), on the engine's clock.
+    func eventsWaiting(_ app: AppID, session: String) {
+        guard let engine, let entry = apps.withLock({ $0[app] }) else { return }
+        let relaunchAt = entry.engine.relaunchDelay().map { engine.now + $0 }
+        if relaunchAt == nil {
             logger.info("\(app): transfer events wait until the user opens the app (force quit)")
-            return
         }
-        logger.info("\(app): transfer events ready; relaunch in \(delay)")
-        let timer = Task { [weak self] in
-            if delay > .zero { try? await Task.sleep(for: delay) }
-            guard !Task.isCancelled else { return }
-            self?.relaunch(app)
-        }
-        apps.withLock { $0[app]?.relaunch = timer }
+        wakes.withLock { $0.eventsWaiting(app, session: session, relaunchAt: relaunchAt) }
+        engine.rearmWakeup()
     }
 
-    /// Launches (not running) or resumes (frozen) the app in the background for the sessions
-    /// whose completions wait; a running app that has not attached them is told at once.
-    func relaunch(_ app: AppID) {
-        guard let engine, let entry = apps.withLock({ $0[app] }) else { return }
-        let sessions = entry.sessions.keys.sorted().filter { name in
-            guard let session = entry.sessions[name] else { return false }
-            return !session.ready.isEmpty && session.options.sendsLaunchEvents
-        }
-        apps.withLock { $0[app]?.relaunch = nil }
-        guard !sessions.isEmpty, entry.launchedFor.isEmpty, entry.handling.isEmpty else { return }
-        guard let route = engine.transferRoute(app), !entry.engine.isForceQuit else { return }
-        switch route.state {
-        case .suspended, .notRunning, .terminated:
-            // Before the launch or the thaw: its wake's return may come back at once.
-            apps.withLock { $0[app]?.launchedFor = Set(sessions) }
-            let woken = engine.wakeForTransfers(app, launching: route.state != .suspended)
-            guard woken else {
-                apps.withLock { $0[app]?.launchedFor = [] }
-                logger.notice("\(app): could not be launched or resumed for its transfer events")
-                return
+    /// The earliest instant, on the engine's clock, at which an app is to be woken for its
+    /// transfer events or a wake for them runs out; ``DaemonEngine``'s one timer covers it.
+    public var nextWakeDeadline: Instant? { wakes.withLock { $0.nextDeadline } }
+
+    /// The engine's timer fired: the apps whose relaunch time came are launched or resumed, and
+    /// the wakes whose time ran out end.
+    func tick(at now: Instant) {
+        guard let engine else { return }
+        let tracked = wakes.withLock { $0.trackedApps }
+        guard !tracked.isEmpty else { return }
+        // Read before the wakes' lock: the engine's lock is never taken under it.
+        var states: [AppID: AppLifecycleState] = [:]
+        for app in tracked { states[app] = engine.transferRoute(app)?.state ?? .notRunning }
+        let actions = wakes.withLock { $0.tick(at: now, states: { states[$0] ?? .notRunning }) }
+        carryOut(actions)
+    }
+
+    /// Does what the wakes decided, in their order.
+    private func carryOut(_ actions: [TransferEventWakes.Action]) {
+        guard let engine else { return }
+        for action in actions {
+            switch action {
+            case .wake(let app, let sessions, let launching):
+                // The wake is recorded before the launch or the thaw: its return may come back at once.
+                guard engine.wakeForTransfers(app, launching: launching) else {
+                    wakes.withLock { $0.processEnded(app, relaunchAt: nil) }
+                    logger.notice("\(app): could not be launched or resumed for its transfer events")
+                    continue
+                }
+                apps.withLock { $0[app] }?.engine.relaunched()
+                logger.notice(
+                    "\(app): \(launching ? "launched" : "resumed") for the events of \(sessions.joined(separator: ", "))"
+                )
+            case .handleEvents(let app, let session):
+                // A running background process: asked at once (it hears the events when it
+                // attaches the session).
+                engine.transferRoute(app)?.link?.send(.system(.transfer(.handleEvents(session: session))))
+            case .endWake(let app, let timedOut):
+                if timedOut {
+                    logger.warning(
+                        "\(app): did not call the completion handler of handleEventsForBackgroundURLSession in \(wakes.withLock { $0.timeLimit })"
+                    )
+                }
+                engine.deliver(.backgroundWakeReturned(app))
             }
-            entry.engine.relaunched()
-            armWakeLimit(app)
-            logger.notice(
-                "\(app): \(route.state == .suspended ? "resumed" : "launched") for the events of \(sessions.joined(separator: ", "))"
-            )
-        case .background, .inactive, .active:
-            // A running process: it hears the events when it attaches the sessions.
-            guard let link = route.link, route.state == .background else { return }
-            apps.withLock { $0[app]?.handling.formUnion(sessions) }
-            for session in sessions { link.send(.system(.transfer(.handleEvents(session: session)))) }
         }
+        engine.rearmWakeup()
     }
 
     /// The app's launch callbacks returned (`backgroundWakeReturned`): if it was woken for
@@ -73,17 +84,9 @@ extension DaemonTransfers {
     /// the return is held (the app stays in the background) until it calls each completion
     /// handler. Returns whether the event is held.
     func holdsWakeReturn(of app: AppID, link: any ClientLink) -> Bool {
-        let sessions = apps.withLock { apps -> [String] in
-            guard var entry = apps[app], !entry.launchedFor.isEmpty else { return [] }
-            let sessions = entry.launchedFor.sorted()
-            entry.handling.formUnion(sessions)
-            entry.launchedFor = []
-            entry.heldWake = true
-            apps[app] = entry
-            return sessions
-        }
-        guard !sessions.isEmpty, let entry = apps.withLock({ $0[app] }) else { return false }
-        for session in sessions {
+        let actions = wakes.withLock { $0.launchCallbacksReturned(app) }
+        guard !actions.isEmpty, let entry = apps.withLock({ $0[app] }) else { return false }
+        for case .handleEvents(_, let session) in actions {
             link.send(.system(.transfer(.handleEvents(session: session))))
             // A session the process attached during its launch hears its events now.
             replay(app, session: session, known: entry.engine.transfers(session: session), engine: entry.engine)
@@ -94,45 +97,7 @@ extension DaemonTransfers {
     /// The app called a completion handler of `handleEventsForBackgroundURLSession`: when none
     /// is outstanding, its wake returns (it may be suspended again).
     func eventsHandled(_ app: AppID, session: String) {
-        let release = apps.withLock { apps -> Bool in
-            guard var entry = apps[app] else { return false }
-            entry.handling.remove(session)
-            let release = entry.handling.isEmpty && entry.heldWake
-            if release {
-                entry.heldWake = false
-                entry.wakeLimit?.cancel()
-                entry.wakeLimit = nil
-            }
-            apps[app] = entry
-            return release
-        }
-        if release { engine?.deliver(.backgroundWakeReturned(app)) }
-    }
-
-    /// Ends the held wake when the time for handling events is up.
-    private func armWakeLimit(_ app: AppID) {
-        let limit = configuration.eventsTimeLimit
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: limit)
-            guard !Task.isCancelled, let self else { return }
-            let release = apps.withLock { apps -> Bool in
-                guard var entry = apps[app] else { return false }
-                let release = entry.heldWake
-                entry.heldWake = false
-                entry.handling = []
-                entry.launchedFor = []
-                entry.wakeLimit = nil
-                apps[app] = entry
-                return release
-            }
-            if release {
-                logger.warning(
-                    "\(app): did not call the completion handler of handleEventsForBackgroundURLSession in \(limit)"
-                )
-                engine?.deliver(.backgroundWakeReturned(app))
-            }
-        }
-        apps.withLock { $0[app]?.wakeLimit = timer }
+        carryOut(wakes.withLock { $0.handlerCalled(app, session: session) })
     }
 
     /// What the core decided, after it was carried out: a thaw or a return to the foreground
@@ -148,6 +113,7 @@ extension DaemonTransfers {
             case .terminate(let app, let report) where report.reason == .userForceQuit:
                 processEnded(app)
                 apps.withLock { $0[app] }?.engine.forceQuit()
+                wakes.withLock { $0.forceQuit(app) }
             case .terminate(let app, _), .exit(let app, _, _):
                 processEnded(app)
             case .stateChanged(let app, _, let to) where !to.hasProcess:
@@ -160,10 +126,11 @@ extension DaemonTransfers {
         }
     }
 
-    /// The app's process ended: its sessions have no destination until a new one attaches them.
+    /// The app's process ended: its sessions have no destination until a new one attaches them,
+    /// and what was sent to it and not acknowledged waits again, for a new wake.
     private func processEnded(_ app: AppID) {
-        apps.withLock { apps in
-            guard var entry = apps[app] else { return }
+        let waiting = apps.withLock { apps -> [String] in
+            guard var entry = apps[app] else { return [] }
             for name in entry.sessions.keys.sorted() {
                 guard var session = entry.sessions[name] else { continue }
                 session.attachedBy = nil
@@ -171,12 +138,19 @@ extension DaemonTransfers {
                 session.sent = []
                 entry.sessions[name] = session
             }
-            entry.handling = []
-            entry.heldWake = false
-            entry.wakeLimit?.cancel()
-            entry.wakeLimit = nil
             apps[app] = entry
+            return entry.sessions.keys.sorted().filter { name in
+                guard let session = entry.sessions[name] else { return false }
+                return !session.ready.isEmpty && session.options.sendsLaunchEvents
+            }
         }
-        if apps.withLock({ $0[app]?.sessions.values.contains { !$0.ready.isEmpty } ?? false }) { scheduleRelaunch(app) }
+        let relaunchAt = engine.flatMap { engine in
+            apps.withLock { $0[app] }?.engine.relaunchDelay().map { engine.now + $0 }
+        }
+        wakes.withLock { wakes in
+            for session in waiting { wakes.eventsWaiting(app, session: session, relaunchAt: relaunchAt) }
+            wakes.processEnded(app, relaunchAt: relaunchAt)
+        }
+        engine?.rearmWakeup()
     }
 }

@@ -38,7 +38,17 @@ extension DaemonTransfers {
             for notice in notices { Self.coalesce(notice, into: &sessionEntry.progress) }
             return false
         }
-        if relaunch { scheduleRelaunch(app) }
+        if relaunch {
+            eventsWaiting(app, session: session)
+        } else if completedTask != nil {
+            heardIfNothingWaits(app, session: session)
+        }
+    }
+
+    /// A session whose completions were all sent to a process no longer waits for a wake.
+    func heardIfNothingWaits(_ app: AppID, session: String) {
+        guard apps.withLock({ $0[app]?.sessions[session]?.ready.isEmpty ?? true }) else { return }
+        wakes.withLock { $0.eventsHeard(app, session: session) }
     }
 
     /// The notices of an engine event, in order: a completion's upload response body travels
@@ -148,6 +158,7 @@ extension DaemonTransfers {
             for task in sessionEntry.progress.keys.sorted() { flushProgress(of: task, in: &sessionEntry, to: link) }
             apps[app]?.sessions[session] = sessionEntry
         }
+        heardIfNothingWaits(app, session: session)
     }
 
     /// The app's process can run again (thawed, or brought to the foreground): what waited for

@@ -65,21 +65,16 @@ public final class DaemonTransfers: Sendable {
     struct AppEntry {
         let engine: EmbeddedTransfers
         var sessions: [String: SessionEntry] = [:]
-        /// The app was launched or resumed for these sessions' events: `handleEvents` follows
-        /// its launch callbacks.
-        var launchedFor: Set<String> = []
-        /// `handleEvents` sent, completion handler not called yet.
-        var handling: Set<String> = []
-        /// The app's `backgroundWakeReturned`, held until `handling` empties.
-        var heldWake = false
-        var relaunch: Task<Void, Never>?
-        var wakeLimit: Task<Void, Never>?
     }
 
     /// The configuration.
     public let configuration: Configuration
     let store: any TransferCheckpointStore
     let apps = Mutex<[AppID: AppEntry]>([:])
+    /// Which apps are woken for their sessions' events, or wait for a wake: the core's rule
+    /// (``TransferEventWakes``), on the engine's clock. Never locked while `apps` or the engine's
+    /// state is taken under it.
+    let wakes: Mutex<TransferEventWakes>
     let engineSlot = Mutex<DaemonEngine?>(nil)
     /// What the journal last said of each transfer that has not ended (`DaemonTransfers+Journal.swift`).
     let journaled = Mutex<[TransferKey: JournalEntry.TransferReading]>([:])
@@ -90,6 +85,7 @@ public final class DaemonTransfers: Sendable {
     public init(configuration: Configuration, store: any TransferCheckpointStore) {
         self.configuration = configuration
         self.store = store
+        self.wakes = Mutex(TransferEventWakes(timeLimit: configuration.eventsTimeLimit))
     }
 
     var engine: DaemonEngine? { engineSlot.withLock { $0 } }

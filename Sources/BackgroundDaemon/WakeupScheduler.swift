@@ -45,7 +45,12 @@ extension DaemonEngine {
     func timerFired(at deadline: Instant) {
         (wakeups as? TaskWakeups)?.clear(ifArmedAt: deadline)
         tick()
-        let next = state.withLock { nextWake(in: $0) }
-        wakeups.arm(at: next, engine: self)
+        rearmWakeup()
+    }
+
+    /// Arms the one timer at the next deadline (after something other than the core's effects
+    /// moved one: a wake for transfer events).
+    func rearmWakeup() {
+        wakeups.arm(at: state.withLock { nextWake(in: $0) }, engine: self)
     }
 }

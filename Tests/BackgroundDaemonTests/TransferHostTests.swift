@@ -306,10 +306,23 @@ struct TransferHostTests {
         host.attach(first)
         host.download("/slow", task: 1, from: first)
         host.fixture.engine.disconnected(first)  // the process exits; the transfer goes on
-        let launched = await Self.waitFor {
-            host.fixture.processes.calls.withLock { $0.contains("launch com.example.notes system 2") }
-        }
-        #expect(launched, "\(host.fixture.processes.calls.withLock { $0 })")
+        // The wake is armed on the engine's clock (the test's, which stands still): due now, as
+        // the app was never relaunched; nothing launches before the engine's timer fires.
+        let transfers = try #require(host.fixture.engine.transfers)
+        #expect(await Self.waitFor { transfers.nextWakeDeadline != nil })
+        #expect(transfers.nextWakeDeadline == host.fixture.clock.now)
+        #expect(
+            host.fixture.wakeups.armed.withLock { $0 } == host.fixture.clock.now,
+            "the engine's one timer covers it"
+        )
+        #expect(
+            !host.fixture.processes.calls.withLock { $0.contains { $0.hasPrefix("launch com.example.notes system") } }
+        )
+        host.fixture.engine.tick()
+        #expect(
+            host.fixture.processes.calls.withLock { $0.contains("launch com.example.notes system 2") },
+            "\(host.fixture.processes.calls.withLock { $0 })"
+        )
         // The launched process says hello; its launch callbacks return: handleEvents comes, the wake is held.
         let second = host.fixture.connect(Self.notes)
         host.fixture.engine.received(.app(.oneWay(.backgroundWakeReturned(Self.notes))), from: second, peer: nil)
@@ -326,6 +339,36 @@ struct TransferHostTests {
         // The next relaunch waits for Apple's delay: 60 s after the first (reference §5.6).
         let delay = try #require(host.fixture.engine.transfers?.relaunchDelay(of: Self.notes))
         #expect(delay > .seconds(55) && delay <= .seconds(60), "\(delay)")
+        #expect(transfers.nextWakeDeadline == nil, "nothing waits")
+    }
+
+    @Test(
+        "An app woken for events that never calls its completion handler is let go when its time runs out, on the engine's clock; its next wake waits for the relaunch delay"
+    )
+    func wakeTimeLimitOnTheEnginesClock() async throws {
+        let host = try await Host()
+        defer { Task { await host.stop() } }
+        host.server.set("/file", LoopbackRoute(size: 10_000))
+        let first = host.fixture.connect(Self.notes)
+        host.attach(first)
+        host.download("/file", task: 1, from: first)
+        host.fixture.engine.disconnected(first)  // the process exits: what it was sent waits again
+        let transfers = try #require(host.fixture.engine.transfers)
+        #expect(await Self.waitFor { transfers.nextWakeDeadline != nil })
+        host.fixture.engine.tick()
+        let second = host.fixture.connect(Self.notes)
+        host.fixture.engine.received(.app(.oneWay(.backgroundWakeReturned(Self.notes))), from: second, peer: nil)
+        #expect(Self.notices(second) == [.handleEvents(session: Self.session)])
+        #expect(transfers.nextWakeDeadline == host.fixture.clock.now + .seconds(15), "the wake's time limit")
+        host.fixture.clock.advance(by: .seconds(14))
+        host.fixture.engine.tick()
+        #expect(host.fixture.engine.appState(Self.notes) == .background, "held: 1 s left")
+        host.fixture.clock.advance(by: .seconds(1))
+        host.fixture.engine.tick()
+        #expect(host.fixture.engine.appState(Self.notes) == .suspended, "the wake returned when its time ran out")
+        #expect(transfers.nextWakeDeadline == nil, "no second wake while the woken process lives")
+        let delay = try #require(transfers.relaunchDelay(of: Self.notes))
+        #expect(delay > .seconds(55) && delay <= .seconds(60), "the wake counted as a relaunch: \(delay)")
     }
 
     @Test(
