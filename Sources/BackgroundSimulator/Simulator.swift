@@ -318,7 +318,7 @@ public final class Simulator {
             record(.note("the system refused \(event): \(error)"))
             return nil
         }
-        checker.observe(event, reply: reply, effects, core: core, at: now)
+        checker.observe(event, reply: reply, effects, core: &core, at: now)
         if let reply, let app = event.app { record(.reply(app, reply)) }
         perform(effects)
         if servesAppThreads, let app = event.app, let process = processes[app] { publish(process) }
@@ -374,12 +374,19 @@ public final class Simulator {
 
     /// Records each background app's remaining time when it changes course.
     private func sampleBudgets() {
+        guard !backgroundApps.isEmpty else { return }
         for app in backgroundApps.sorted() {
-            guard let remaining = core.backgroundTimeRemaining(of: app, at: now) else { continue }
-            let sample = BudgetSample(remaining: remaining, depleting: !core.assertions(of: app).isEmpty)
+            guard let sample = Self.budgetSample(of: app, in: &core, at: now) else { continue }
             guard lastBudgetSample[app] != sample else { continue }
             lastBudgetSample[app] = sample
-            record(.budget(app, remaining: remaining, depleting: sample.depleting))
+            record(.budget(app, remaining: sample.remaining, depleting: sample.depleting))
         }
+    }
+
+    /// The app's remaining time and whether it goes down, read from the core in place (`inout`:
+    /// by value, the class's stored core was copied whole after every event).
+    private static func budgetSample(of app: AppID, in core: inout BackgroundSystem, at now: Instant) -> BudgetSample? {
+        guard let remaining = core.backgroundTimeRemaining(of: app, at: now) else { return nil }
+        return BudgetSample(remaining: remaining, depleting: core.holdsAssertions(app))
     }
 }
