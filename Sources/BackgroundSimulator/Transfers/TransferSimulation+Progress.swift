@@ -147,8 +147,9 @@ extension TransferSimulation {
         while transfer.quarters < 3, transfer.done >= Double(transfer.size * Int64(transfer.quarters + 1) / 4) {
             transfer.quarters += 1
         }
+        guard transfer.quarters > reported else { return }  // nothing changed: no write back
         transfers[key] = transfer
-        if transfer.quarters > reported { progressed(key) }
+        progressed(key)
     }
 
     private func serverError(_ key: TransferKey) {
