@@ -38,6 +38,8 @@ final class FuzzWorkerPool {
 
     private var dealer: SeedDealer
     private let executable: String
+    /// The workers' `argv[0]`: this executable's path, so that `ps` shows `bgctl fuzz --worker`.
+    private let name: String
     private let arguments: [String]
     private let environment: [String]
     private var processes: [SeedDealer.Worker: WorkerProcess] = [:]
@@ -56,6 +58,7 @@ final class FuzzWorkerPool {
             jobs: jobs
         )
         self.executable = executable
+        self.name = SystemCall.linkTarget(executable) ?? executable
         self.arguments = arguments
         var environment = environment
         if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
@@ -126,6 +129,7 @@ final class FuzzWorkerPool {
             let error = try SystemCall.closeOnExecPipe()
             let pid = try SystemCall.spawn(
                 executable,
+                name: name,
                 arguments: arguments,
                 environment: environment,
                 standardInput: input.read,

@@ -19,12 +19,14 @@ extension SystemCall {
         return (descriptors[0], descriptors[1])
     }
 
-    /// `posix_spawn(3)` of `executable` with `standardInput`, `standardOutput` and
+    /// `posix_spawn(3)` of `executable`, called `name` (its `argv[0]`, what `ps` shows), with
+    /// `standardInput`, `standardOutput` and
     /// `standardError` as its descriptors 0, 1 and 2. The child starts with no signal blocked
     /// and every signal at its default (this process ignores `SIGPIPE` while workers run; a
     /// worker must still die of it when its parent is gone).
     static func spawn(
         _ executable: String,
+        name: String,
         arguments: [String],
         environment: [String],
         standardInput: Int32,
@@ -48,7 +50,7 @@ extension SystemCall {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv = ([name] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
             for pointer in argv + envp { free(pointer) }
@@ -96,6 +98,15 @@ extension SystemCall {
     /// `EPIPE` instead of ending this process), or restores its default.
     static func ignoreBrokenPipes(_ ignore: Bool) {
         _ = Glibc.signal(SIGPIPE, ignore ? SIG_IGN : SIG_DFL)
+    }
+
+    /// Where a symbolic link points (`readlink(2)`), or `nil`: `/proc/self/exe` names this
+    /// executable.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = Glibc.readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `kill(2)` with `SIGKILL`, for a worker left running when the run stops early; a worker
