@@ -135,7 +135,10 @@ extension Simulator {
             return
         }
         if deviceState.isOn { send(.setDevice(deviceState.conditions)) }
-        refreshBattery(force: true)
+        // `send` ends with a refresh, which after `set` (no step scheduled) scheduled the next
+        // step at the rate of now; forcing another would only schedule it again, leaving the
+        // first to run as a stale no-op (it was one in two of the battery's jobs).
+        if battery.target == nil || !deviceState.isOn { refreshBattery(force: true) }
     }
 
     /// Low Power Mode switches itself on at the policy's critical level (if the model says the

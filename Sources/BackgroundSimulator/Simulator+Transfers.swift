@@ -39,14 +39,14 @@ extension Simulator {
     /// events not yet delivered), ordered by session and task.
     public func transfers(of app: AppID) -> [SimulatedTransfer] {
         guard let engine = transferEngine else { return [] }
-        return engine.transfers.keys.sorted().filter { $0.app == app }.compactMap { engine.transfers[$0] }
+        return engine.transfers.values.filter { $0.checkpoint.app == app }
     }
 
     /// Why a transfer (`<session>#<task>`) waits, by the core's transfer rules; `nil` if the
     /// system does not hold it or it has completed.
     public func transferEligibility(of app: AppID, identifier: String) -> Eligibility? {
         guard let engine = transferEngine,
-            let key = engine.transfers.keys.sorted().first(where: { $0.app == app && $0.identifier == identifier })
+            let key = engine.transfers.keys.first(where: { $0.app == app && $0.identifier == identifier })
         else { return nil }
         return engine.queue.eligibility(of: key, at: now)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundExecution
 import BackgroundSimulator
 import CommandOutput
 import Foundation
@@ -12,9 +13,12 @@ struct FuzzCommand: AsyncParsableCommand {
             Each seed generates one scenario: up to 4 apps with random behaviour (correct and \
             careless), up to 60 device and user steps, up to 2 days. A violation prints the \
             seed, the invariant, a minimal scenario that still breaks it (apps, steps and \
-            actions removed while it keeps failing) and that scenario's event trace. On a \
-            terminal, progress is shown on standard error; nothing when it is piped. Exit \
-            status 1 when anything was found (docs/exit-codes.md).
+            actions removed while it keeps failing) and that scenario's event trace. The seeds \
+            run in --jobs worker processes (one per CPU by default); this process reports what \
+            they find in seed order and shrinks it itself, so the output is the same whatever \
+            the number of workers. A worker that crashes is reported with its seeds (exit \
+            status 70). On a terminal, progress is shown on standard error; nothing when it is \
+            piped. Exit status 1 when a violation was found (docs/exit-codes.md).
             """
     )
 
@@ -27,13 +31,22 @@ struct FuzzCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Run this one seed only (overrides --seeds and --first).")
     var seed: UInt64?
 
+    @Option(
+        parsing: .unconditional,
+        help: """
+            How many worker processes run the seeds (default: one per CPU). 1 runs them in this \
+            process.
+            """
+    )
+    var jobs: Int?
+
     @Option(help: "Write each minimal scenario to this directory as fuzz-<seed>.json (created if missing).")
     var output: String?
 
     @Flag(help: "Print each seed's generated scenario instead of running it.")
     var print = false
 
-    @Option(help: "Print each seed's event log before its result: none, normal or verbose.")
+    @Option(help: "Print each seed's event log before its result: none, normal or verbose (runs in this process).")
     var log: SimulateCommand.LogDetail = .none
 
     @Flag(
@@ -44,13 +57,33 @@ struct FuzzCommand: AsyncParsableCommand {
     )
     var encodeMessages = false
 
+    @Flag(help: .private)
+    var worker = false
+
+    @Option(help: .private)
+    var plantViolation: [UInt64] = []
+
+    @Option(help: .private)
+    var plantCrash: [UInt64] = []
+
     @OptionGroup var format: OutputOptions
+
+    /// The most worker processes: each holds a simulator (about 50 MiB).
+    static let maximumJobs = 256
 
     func validate() throws {
         if log != .none && format.json {
             throw ValidationError("--log prints text; it cannot be combined with --json")
         }
-        guard seed == nil else { return }
+        if let jobs {
+            guard (1...Self.maximumJobs).contains(jobs) else {
+                throw ValidationError("--jobs must be from 1 to \(Self.maximumJobs), not \(jobs)")
+            }
+            if jobs > 1 && log != .none {
+                throw ValidationError("--log prints every seed's log from this process; use it with --jobs 1")
+            }
+        }
+        guard seed == nil, !worker else { return }
         guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1, not \(seeds)") }
         guard seeds <= UInt64(Int.max) else { throw ValidationError("--seeds must be at most \(Int.max)") }
         guard !first.addingReportingOverflow(seeds - 1).overflow else {
@@ -64,10 +97,33 @@ struct FuzzCommand: AsyncParsableCommand {
     /// The seeds to run, last included (validated: never overflows).
     var range: ClosedRange<UInt64> { seed.map { $0...$0 } ?? first...(first + (seeds - 1)) }
 
+    /// How many worker processes run the seeds; 1 is this process alone (`--seed` and `--log`
+    /// always are).
+    var workerCount: Int {
+        if seed != nil || log != .none { return 1 }
+        return jobs ?? max(ProcessInfo.processInfo.activeProcessorCount, 1)
+    }
+
+    /// The fuzzer, with what the options plant.
     @MainActor
-    func run() async throws {
+    var fuzzer: Fuzzer {
         var fuzzer = Fuzzer()
         if encodeMessages { fuzzer.encodesMessages = true }
+        if !plantViolation.isEmpty { fuzzer.extraInvariants.append(FuzzPlant.violation(seeds: Set(plantViolation))) }
+        return fuzzer
+    }
+
+    /// What a worker is started with: the options that change a seed's run.
+    var workerArguments: [String] {
+        ["fuzz", "--worker"] + (encodeMessages ? ["--encode-messages"] : [])
+            + plantViolation.flatMap { ["--plant-violation", "\($0)"] }
+            + plantCrash.flatMap { ["--plant-crash", "\($0)"] }
+    }
+
+    @MainActor
+    func run() async throws {
+        let fuzzer = self.fuzzer
+        if worker { return try FuzzWorker.run(fuzzer, plantedCrashes: Set(plantCrash)) }
         if print {
             for seed in range {
                 Swift.print(String(decoding: fuzzer.generator.scenario(seed: seed).jsonData(), as: UTF8.self))
@@ -81,32 +137,13 @@ struct FuzzCommand: AsyncParsableCommand {
             label: "seeds",
             enabled: !format.json && TerminalProgress.standardErrorIsTerminal
         )
-        var findings: [FuzzResult.Finding] = []
-        for (done, seed) in range.enumerated() {
-            progress.update(done: done, note: findings.isEmpty ? "" : "\(findings.count) violation(s)")
-            if log != .none, let run = fuzzer.run(seed: seed) {
-                progress.finish()
-                Swift.print("seed \(seed): event log")
-                Swift.print(run.simulator.logText(verbose: log == .verbose))
-                fflush(nil)  // before the result, which goes straight to the file descriptor
-            }
-            guard let finding = fuzzer.check(seed: seed) else { continue }
-            var written: String?
-            if let directory {
-                let path = directory.appendingPathComponent("fuzz-\(seed).json")
-                do {
-                    try finding.minimal.jsonData().write(to: path)
-                } catch {
-                    throw CommandFailure(error, subject: path.path, defaultStatus: .ioError)
-                }
-                written = path.path
-            }
-            progress.finish()
-            if !format.json {
-                Swift.print(finding.report)
-                if let written { Swift.print("written: \(written)") }
-            }
-            findings.append(FuzzResult.Finding(finding, written: written))
+        let report = FuzzReport(fuzzer: fuzzer, directory: directory, printsText: !format.json, progress: progress)
+        let jobs = workerCount
+        var workers: FuzzResult.Workers?
+        if jobs == 1 {
+            try runInThisProcess(fuzzer, report: report, progress: progress)
+        } else {
+            workers = try runInWorkers(jobs, report: report, progress: progress)
         }
         progress.update(done: range.count)
         progress.finish()
@@ -115,44 +152,57 @@ struct FuzzCommand: AsyncParsableCommand {
             last: range.upperBound,
             count: range.count,
             elapsedSeconds: (ContinuousClock.now - started).seconds,
-            findings: findings
+            jobs: jobs,
+            findings: report.findings,
+            workerFailures: report.workerFailures,
+            workers: workers
         )
+        fflush(nil)  // the reports went through print's buffer; the result goes straight to the descriptor
         try format.emit(result)
-        if !findings.isEmpty { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
+        if !report.workerFailures.isEmpty { throw ExitCode(ExitStatus.internalError.rawValue) }
+        if !report.findings.isEmpty { throw ExitCode(ExitStatus.negativeAnswer.rawValue) }
     }
 
-}
-
-/// What `bgctl fuzz` found: the final count, and each violation.
-struct FuzzResult: CommandResult {
-    /// One violated invariant.
-    struct Finding: Encodable {
-        var seed: UInt64
-        var invariant: String
-        var message: String
-        var minimalScenario: JSONValue
-        var writtenTo: String?
-
-        init(_ finding: Fuzzer.Finding, written: String?) {
-            seed = finding.seed
-            invariant = finding.violation.invariant.rawValue
-            message = finding.violation.message
-            // The scenario's own encoding, parsed back: it is always valid JSON.
-            minimalScenario = (try? JSONValue(parsing: finding.minimal.jsonData())) ?? .null
-            writtenTo = written
+    /// Every seed in turn, in this process (`--jobs 1`, `--seed`, `--log`).
+    @MainActor
+    private func runInThisProcess(_ fuzzer: Fuzzer, report: FuzzReport, progress: TerminalProgress) throws {
+        let plantedCrashes = Set(plantCrash)
+        for (done, seed) in range.enumerated() {
+            progress.update(done: done, note: report.note)
+            if plantedCrashes.contains(seed) { FuzzPlant.crash(seed: seed) }
+            if log != .none, let run = fuzzer.run(seed: seed) {
+                progress.finish()
+                Swift.print("seed \(seed): event log")
+                Swift.print(run.simulator.logText(verbose: log == .verbose))
+                fflush(nil)  // before the result, which goes straight to the file descriptor
+            }
+            if let finding = fuzzer.check(seed: seed) { try report.add(finding) }
         }
     }
 
-    var first: UInt64
-    var last: UInt64
-    var count: Int
-    var elapsedSeconds: Double
-    var findings: [Finding]
-
-    var text: String {
-        let rate = elapsedSeconds > 0 ? Double(count) / elapsedSeconds : 0
-        let verdict = findings.isEmpty ? "no invariant violated" : "\(findings.count) seed(s) violated an invariant"
-        return "fuzzed \(count) seed(s) \(first)...\(last) in \(String(format: "%.2f", elapsedSeconds)) s "
-            + "(\(Int(rate)) seeds/s): \(verdict)\n"
+    /// The seeds dealt to `jobs` worker processes (this executable with `--worker`); what they
+    /// find is run again, shrunk and reported here, in seed order.
+    @MainActor
+    private func runInWorkers(_ jobs: Int, report: FuzzReport, progress: TerminalProgress) throws -> FuzzResult.Workers
+    {
+        let pool = FuzzWorkerPool(
+            seeds: range,
+            jobs: jobs,
+            executable: "/proc/self/exe",
+            arguments: workerArguments,
+            environment: ProcessInfo.processInfo.environment
+        )
+        try pool.run(
+            violation: { seed, invariant in try report.check(seed: seed, workerFound: invariant) },
+            crash: { crash, standardError in report.add(crash, standardError: standardError) },
+            progress: { done in progress.update(done: done, note: report.note) }
+        )
+        return FuzzResult.Workers(
+            started: pool.workersStarted,
+            userSeconds: pool.usages.reduce(0) { $0 + $1.userSeconds },
+            systemSeconds: pool.usages.reduce(0) { $0 + $1.systemSeconds },
+            peakResidentBytes: pool.usages.map(\.peakResidentBytes),
+            parentPeakResidentBytes: SystemCall.peakResidentBytes
+        )
     }
 }

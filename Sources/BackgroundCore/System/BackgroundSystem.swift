@@ -309,6 +309,12 @@ public struct BackgroundSystem: Sendable {
         appIndex[app].map { apps[$0].ledger.inBeginOrder } ?? []
     }
 
+    /// Whether the app holds a background task assertion: `!assertions(of:).isEmpty`, without
+    /// building the list.
+    public func holdsAssertions(_ app: AppID) -> Bool {
+        appIndex[app].map { !apps[$0].ledger.isEmpty } ?? false
+    }
+
     /// The app's remaining background time at `now`, or `nil` while it is in the foreground
     /// (where Apple reports `Double.greatestFiniteMagnitude`, R1.9).
     public func backgroundTimeRemaining(of app: AppID, at now: Instant) -> Duration? {

@@ -15,15 +15,22 @@ extension TransferQueue {
             requiresExternalPower: entry.requirements.isDiscretionary,
             submittedAt: entry.submittedAt
         )
+        return Eligibility(app: key.app, request: request, at: now, unmet: unmetConditions(of: entry, at: now))
+    }
+
+    /// What a transfer waits for, the rules of ``eligibility(of:at:)`` without the explanation
+    /// around them: ``decide(at:)`` asks this for every candidate, often (at every timer and
+    /// device change), and needs no request or name.
+    func unmetConditions(of entry: Entry, at now: Instant) -> [UnmetCondition] {
         var unmet = deviceConditions(for: entry.requirements)
         if let begin = entry.earliestBegin, begin > now, !entry.isRunning { unmet.append(.notBefore(begin)) }
-        if isForceQuit(key.app) { unmet.append(.forceQuit) }
-        if entry.requirements.createdInBackground, !entry.isRunning, let until = relaunchDelayEnd(of: key.app),
+        if isForceQuit(entry.key.app) { unmet.append(.forceQuit) }
+        if entry.requirements.createdInBackground, !entry.isRunning, let until = relaunchDelayEnd(of: entry.key.app),
             until > now
         {
             unmet.append(.rateLimited(until: until))
         }
-        return Eligibility(app: key.app, request: request, at: now, unmet: unmet)
+        return unmet
     }
 
     /// What the device and the network do not give a transfer with these requirements.
@@ -67,19 +74,19 @@ extension TransferQueue {
             return lhs.key < rhs.key
         }
         for entry in ordered {
-            guard let why = eligibility(of: entry.key, at: now) else { continue }
+            let unmet = unmetConditions(of: entry, at: now)
             clearsAt[entry.key] = nil
             if entry.isRunning {
-                guard !why.isEligible else { continue }
+                guard !unmet.isEmpty else { continue }
                 decision.pause.append(entry.key)
                 setRunning(entry.key, false)
                 // Waiting now: what holds it may clear at a time (a date set while it ran).
-                if let waiting = eligibility(of: entry.key, at: now) { holdUntilItClears(entry.key, waiting, now: now) }
-            } else if why.isEligible {
+                if let waiting = entries[entry.key] { holdUntilItClears(entry.key, unmetConditions(of: waiting, at: now), now: now) }
+            } else if unmet.isEmpty {
                 decision.start.append(entry.key)
                 setRunning(entry.key, true)
             } else {
-                holdUntilItClears(entry.key, why, now: now)
+                holdUntilItClears(entry.key, unmet, now: now)
             }
         }
         decision.pause.sort()
@@ -102,8 +109,8 @@ extension TransferQueue {
     }
 
     /// Indexes a waiting transfer held by a timed condition, to be looked at again when it clears.
-    private mutating func holdUntilItClears(_ key: TransferKey, _ why: Eligibility, now: Instant) {
-        guard let clears = why.unmet.compactMap(\.clearsAt).filter({ $0 > now }).min() else { return }
+    private mutating func holdUntilItClears(_ key: TransferKey, _ unmet: [UnmetCondition], now: Instant) {
+        guard let clears = unmet.compactMap(\.clearsAt).filter({ $0 > now }).min() else { return }
         clearsAt[key] = clears
         clearing.insert(Clearing(at: clears, key: key))
     }

@@ -83,7 +83,6 @@ public struct TransferQueue: Sendable, Hashable {
     }
     var forceQuitApps: Set<AppID> = []
     var launchDelays: [AppID: LaunchDelay] = [:]
-
     /// Creates an empty queue for a device (by default on Wi-Fi, on battery).
     public init(
         policy: TransferSchedulingPolicy = TransferSchedulingPolicy(),

@@ -52,12 +52,29 @@ struct InvariantChecker {
         violations.append(violation)
     }
 
-    /// Checks an event's reply and effects and the state they left.
+    /// Checks an event's reply and effects and the state they left, for a core held by value
+    /// (the checker's tests).
     mutating func observe(
         _ event: Event,
         reply: Reply? = nil,
         _ effects: [Effect],
         core: BackgroundSystem,
+        at now: Instant
+    ) {
+        var core = core
+        observe(event, reply: reply, effects, core: &core, at: now)
+    }
+
+    /// Checks an event's reply and effects and the state they left.
+    ///
+    /// The core is only read. It is `inout` so that it is read where it lies: the simulator's
+    /// core is a stored property of a class, and passed by value it was copied whole (every
+    /// table retained and released) after every event.
+    mutating func observe(
+        _ event: Event,
+        reply: Reply? = nil,
+        _ effects: [Effect],
+        core: inout BackgroundSystem,
         at now: Instant
     ) {
         guard enabled else { return }

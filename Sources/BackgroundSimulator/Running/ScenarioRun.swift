@@ -100,12 +100,25 @@ public final class ScenarioRun {
             )
         }
         keys["CFBundleIdentifier"] = .string(app.id)
+        let object = JSONValue.object(keys)
+        if let known = manifests[object] { return known }
+        let manifest: AppManifest
         do {
-            return try AppManifest(data: JSONValue.object(keys).serializedData(), format: .json)
+            manifest = try AppManifest(data: object.serializedData(), format: .json)
         } catch {
             throw ScenarioError(code: .invalidValue, path: path, message: "not a valid manifest: \(error)")
         }
+        if manifests.count >= Self.manifestsKept { manifests.removeAll(keepingCapacity: true) }
+        manifests[object] = manifest
+        return manifest
     }
+
+    /// Manifests already read, by their keys: reading one (serialized, then parsed as the
+    /// system parses an app's) is the same work for the same keys, and the fuzzer's generated
+    /// apps have few different manifests (it took 3 % of a fuzz seed). At most
+    /// ``manifestsKept``: a process that runs many scenarios of its own keeps a bounded few.
+    private static var manifests: [JSONValue: AppManifest] = [:]
+    private static let manifestsKept = 64
 
     /// Puts every occurrence of every step on the simulator's clock, jittered from the seed;
     /// occurrences at the same instant run in timeline order.

@@ -74,6 +74,14 @@ public struct SimulatedTransfer: Sendable, Hashable {
     /// The next byte count worth an event: the end, the next failure, the next quarter.
     var nextMark: Int64 {
         let quarter = quarters < 3 ? size * Int64(quarters + 1) / 4 : size
-        return [size, quarter, nextFailureByte ?? size].filter { Double($0) > done }.min() ?? size
+        // The least of the three beyond `done` (asked at every count and timer: no array built).
+        var mark: Int64?
+        func consider(_ candidate: Int64) {
+            if Double(candidate) > done { mark = min(mark ?? candidate, candidate) }
+        }
+        consider(size)
+        consider(quarter)
+        consider(nextFailureByte ?? size)
+        return mark ?? size
     }
 }

@@ -8,15 +8,14 @@ extension TransferSimulation {
         let now = simulator.now
         defer { countedAt = now }
         guard now > countedAt else { return }
-        let flowing = transfers.keys.sorted().filter { transfers[$0]?.sharesBandwidth ?? false }
-        guard !flowing.isEmpty else { return }
-        let rate = Double(network.bandwidth) / Double(flowing.count)
-        for key in flowing {
-            guard var transfer = transfers[key] else { continue }
-            let since = max(countedAt, transfer.dataFrom ?? now)
+        let flowing = transfers.indices.count { transfers[position: $0].sharesBandwidth }
+        guard flowing > 0 else { return }
+        let rate = Double(network.bandwidth) / Double(flowing)
+        for position in transfers.indices where transfers[position: position].sharesBandwidth {
+            let since = max(countedAt, transfers[position: position].dataFrom ?? now)
             let seconds = since < now ? (now - since).seconds : 0
-            transfer.done = min(Double(transfer.nextMark), transfer.done + rate * max(0, seconds))
-            transfers[key] = transfer
+            let mark = Double(transfers[position: position].nextMark)
+            transfers[position: position].done = min(mark, transfers[position: position].done + rate * max(0, seconds))
         }
     }
 
@@ -66,21 +65,20 @@ extension TransferSimulation {
     /// When the next thing happens: an attempt's answer, a retry, a mark of a flowing transfer.
     func nextEvent() -> Instant? {
         let now = simulator.now
-        let running = transfers.keys.sorted().compactMap { key -> SimulatedTransfer? in
-            guard let transfer = transfers[key], transfer.phase == .running else { return nil }
-            return transfer
-        }
-        let flowingCount = running.filter(\.sharesBandwidth).count
+        let flowingCount = transfers.indices.count { transfers[position: $0].sharesBandwidth }
+        let rate = Double(network.bandwidth) / Double(max(1, flowingCount))
         var next: Instant?
         func consider(_ instant: Instant) { next = min(next ?? instant, instant) }
-        for transfer in running {
-            if let retry = transfer.retryAt {
+        for position in transfers.indices where transfers[position: position].phase == .running {
+            if let retry = transfers[position: position].retryAt {
                 consider(retry)
-            } else if let fails = transfer.failsAt {
+            } else if let fails = transfers[position: position].failsAt {
                 consider(fails)
-            } else if let from = transfer.dataFrom {
-                let rate = Double(network.bandwidth) / Double(max(1, flowingCount))
-                let remaining = max(0, Double(transfer.nextMark) - transfer.done)
+            } else if let from = transfers[position: position].dataFrom {
+                let remaining = max(
+                    0,
+                    Double(transfers[position: position].nextMark) - transfers[position: position].done
+                )
                 // Rounded up to the microsecond, so that the mark is reached when the timer fires.
                 let micros = (remaining / rate * 1_000_000).rounded(.up)
                 consider(max(from, now) + .microseconds(Int64(micros)))
@@ -108,13 +106,15 @@ extension TransferSimulation {
         armedAt = nil
         count()
         let now = simulator.now
-        for key in transfers.keys.sorted() {
-            guard let transfer = transfers[key], transfer.phase == .running else { continue }
-            if let retry = transfer.retryAt, retry <= now {
+        for key in transfers.keys {
+            guard let position = transfers.index(of: key), transfers[position: position].phase == .running else {
+                continue
+            }
+            if let retry = transfers[position: position].retryAt, retry <= now {
                 startAttempt(key)
-            } else if let fails = transfer.failsAt, fails <= now {
+            } else if let fails = transfers[position: position].failsAt, fails <= now {
                 serverError(key)
-            } else if transfer.isFlowing(at: now) {
+            } else if transfers[position: position].isFlowing(at: now) {
                 reachedMark(key)
             }
         }
@@ -147,8 +147,9 @@ extension TransferSimulation {
         while transfer.quarters < 3, transfer.done >= Double(transfer.size * Int64(transfer.quarters + 1) / 4) {
             transfer.quarters += 1
         }
+        guard transfer.quarters > reported else { return }  // nothing changed: no write back
         transfers[key] = transfer
-        if transfer.quarters > reported { progressed(key) }
+        progressed(key)
     }
 
     private func serverError(_ key: TransferKey) {

@@ -15,7 +15,7 @@ final class TransferSimulation {
     unowned let simulator: Simulator
     var network = VirtualNetwork()
     var queue: TransferQueue
-    var transfers: [TransferKey: SimulatedTransfer] = [:]
+    var transfers = TransferTable()
     /// Completed transfers whose events the app has not had, in the order they completed.
     var undelivered: [TransferKey] = []
     /// The services apps' sessions talk to, one per app for the life of the simulator.
@@ -180,7 +180,7 @@ final class TransferSimulation {
     func detach(app: AppID, session: String, cancelling: Bool) {
         links[SessionKey(app: app, session: session)] = nil
         guard cancelling else { return }
-        for key in transfers.keys.sorted() where key.app == app && key.session == session { cancel(key) }
+        for key in transfers.keys where key.app == app && key.session == session { cancel(key) }
     }
 
     // MARK: The user and the device
