@@ -81,7 +81,9 @@ extension TransferQueue {
                 decision.pause.append(entry.key)
                 setRunning(entry.key, false)
                 // Waiting now: what holds it may clear at a time (a date set while it ran).
-                if let waiting = entries[entry.key] { holdUntilItClears(entry.key, unmetConditions(of: waiting, at: now), now: now) }
+                if let waiting = entries[entry.key] {
+                    holdUntilItClears(entry.key, unmetConditions(of: waiting, at: now), now: now)
+                }
             } else if unmet.isEmpty {
                 decision.start.append(entry.key)
                 setRunning(entry.key, true)
