@@ -40,7 +40,7 @@ public final class DaemonTransfers: Sendable {
         public init(
             containers: String,
             policy: TransferPolicy = TransferPolicy(),
-            eventsTimeLimit: Duration = .seconds(15),
+            eventsTimeLimit: Duration = TransferEventWakes.defaultTimeLimit,
             logger: Logger = Logger(label: "backgroundd.transfers")
         ) {
             self.containers = containers

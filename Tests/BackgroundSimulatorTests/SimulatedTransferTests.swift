@@ -211,6 +211,56 @@ struct SimulatedTransferTests {
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
+    /// An app delegate that hears `handleEvents` and never calls its completion handler.
+    @MainActor
+    final class ForgetfulAppDelegate: NSObject, UIApplicationDelegate {
+        let downloader: RecordingDownloader
+        init(_ downloader: RecordingDownloader) { self.downloader = downloader }
+
+        func application(
+            _ application: UIApplication,
+            handleEventsForBackgroundURLSession identifier: String,
+            completionHandler: @escaping () -> Void
+        ) {
+            downloader.log.append("handleEventsForBackgroundURLSession \(identifier)")
+        }
+    }
+
+    @Test(
+        "An app that never calls the completion handler is let go 15 s after it was resumed, as under backgroundd (the core's TransferEventWakes)"
+    )
+    func eventsTimeLimit() throws {
+        let simulator = Simulator()
+        simulator.network.serve(Self.url, VirtualResource(size: 5_000_000))
+        let recorder = Seen<RecordingDownloader>()
+        let app = simulator.install("com.example.reader") { process in
+            let downloader = RecordingDownloader()
+            process.delegate = ForgetfulAppDelegate(downloader)
+            process.keep(downloader)
+            recorder.append(downloader)
+        }
+        simulator.user.open(app)
+        simulator.runPending()
+        let downloader = try #require(recorder.all.first)
+        downloader.download(Self.url)
+        simulator.user.goHome()
+        simulator.advance(by: .seconds(2))
+        #expect(simulator.state(of: app) == .suspended)
+        simulator.advance(by: .seconds(10))
+        let woken = try #require(
+            simulator.events.first { event in
+                if case .transfer(.relaunched(app, _)) = event.kind { true } else { false }
+            }?.at
+        )
+        #expect(downloader.log.all.contains("urlSessionDidFinishEvents"))
+        simulator.run(until: woken + .seconds(14))
+        #expect(simulator.state(of: app) == .background, "held by the URLSession events assertion")
+        simulator.run(until: woken + .seconds(16))
+        #expect(simulator.state(of: app) == .suspended, "let go when the wake's 15 s ran out")
+        #expect(simulator.reports.isEmpty, "not ended by the watchdog")
+        #expect(simulator.violations.isEmpty, "\(simulator.violations)")
+    }
+
     @Test(
         "An app the system ended is launched in the background: its launch code recreates the session, then the events"
     )

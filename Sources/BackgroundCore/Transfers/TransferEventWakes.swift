@@ -62,12 +62,17 @@ public struct TransferEventWakes: Sendable, Hashable {
         var isIdle: Bool { waiting.isEmpty && wakeAt == nil && wake == nil }
     }
 
+    /// How long a wake for events stays open at most, by default: 15 s (**ours**; Apple gives
+    /// about 30 s), below the core's 20 s ``SystemPolicy/backgroundWakeTimeLimit``, so an app that
+    /// never calls its completion handler is let go, then suspended, not ended by the watchdog.
+    public static let defaultTimeLimit = Duration.seconds(15)
+
     /// How long a wake for events stays open at most.
     public let timeLimit: Duration
     private(set) var apps: [AppID: App] = [:]
 
     /// Creates the wakes of a system whose wakes for events last at most `timeLimit`.
-    public init(timeLimit: Duration) {
+    public init(timeLimit: Duration = Self.defaultTimeLimit) {
         self.timeLimit = timeLimit
     }
 
@@ -156,6 +161,12 @@ public struct TransferEventWakes: Sendable, Hashable {
         return sessions.map { .handleEvents(app, session: $0) }
     }
 
+    /// Whether the app was woken for events and its `handleEvents` calls wait for its launch
+    /// callbacks: until then its sessions' events are held, so that `handleEvents` comes first.
+    public func awaitsLaunchCallbacks(_ app: AppID) -> Bool {
+        !(apps[app]?.wake?.launchedFor.isEmpty ?? true)
+    }
+
     /// Whether `session` woke the app and its `handleEvents` waits for the launch callbacks.
     public func isWokenFor(_ app: AppID, session: String) -> Bool {
         apps[app]?.wake?.launchedFor.contains(session) ?? false
@@ -171,6 +182,13 @@ public struct TransferEventWakes: Sendable, Hashable {
         }
         update(app) { $0.wake = nil }
         return wake.holdsApp ? [.endWake(app, timedOut: false)] : []
+    }
+
+    /// The shell could not keep the app awake any longer (the system's own time for it ran out
+    /// first): the wake ends, with nothing left to do for it. What still waits is woken again
+    /// only when more events come or the process ends.
+    public mutating func wakeCutShort(_ app: AppID) {
+        update(app) { $0.wake = nil }
     }
 
     /// The app's process ended (or was force-quit): its wake is gone with it. Sessions still

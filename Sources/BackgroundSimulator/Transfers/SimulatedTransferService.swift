@@ -99,7 +99,7 @@ final class SimulatedTransferService: TransferService, DelegateCallRunner {
     /// The app called a completion handler of `handleEventsForBackgroundURLSession`.
     func eventsHandled(session: String) {
         let app = self.app
-        apply { $0.closeEventWindow(app, session: session) }
+        apply { $0.eventsHandled(app, session: session) }
     }
 
     // MARK: Kept for answers that cannot wait

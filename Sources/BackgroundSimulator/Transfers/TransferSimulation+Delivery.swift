@@ -59,30 +59,37 @@ extension TransferSimulation {
         return link
     }
 
-    /// Whether the app's events wait: relaunched, its `handleEventsForBackgroundURLSession` not run yet.
-    func isHeld(_ app: AppID) -> Bool { awaitingHandler.contains(app) }
+    /// Whether the app's events wait: woken for them, its `handleEventsForBackgroundURLSession`
+    /// not run yet.
+    func isHeld(_ app: AppID) -> Bool { wakes.awaitsLaunchCallbacks(app) }
 
-    /// Delivers the app's completed transfers to its listening sessions, or arms a relaunch.
+    /// Delivers the app's completed transfers to its listening sessions, or arms a wake for
+    /// them (the core's rule, ``TransferEventWakes``).
     func deliverPending(_ app: AppID) {
         let waiting = undelivered.filter { $0.app == app }
         guard !waiting.isEmpty, !isHeld(app) else { return }
-        var unheard: [TransferKey] = []
+        var unheard: Set<String> = []
+        var handed: Set<String> = []
         for key in waiting {
             guard let transfer = transfers[key], !transfer.deliveredToApp else { continue }
             guard let link = liveLink(SessionKey(app: app, session: key.session)) else {
-                unheard.append(key)
+                unheard.insert(key.session)
                 continue
             }
             transfers[key]?.deliveredToApp = true
+            handed.insert(key.session)
             link.events(
                 .completed(transfer.checkpoint, location: downloadedFile(transfer), resumeData: transfer.resumeData)
             )
         }
-        // Only a session that sends launch events relaunches the app (`sessionSendsLaunchEvents`);
-        // the others' events wait for a process of the app that attaches them, or is resumed.
-        if unheard.contains(where: { sendsLaunchEvents(SessionKey(app: app, session: $0.session)) }) {
-            armRelaunch(app)
-        }
+        for session in handed.subtracting(unheard).sorted() { wakes.eventsHeard(app, session: session) }
+        // Only a session that sends launch events wakes the app (`sessionSendsLaunchEvents`); the
+        // others' events wait for a process of the app that attaches them, or is resumed.
+        let waking = unheard.filter { sendsLaunchEvents(SessionKey(app: app, session: $0)) }.sorted()
+        guard !waking.isEmpty else { return }
+        let relaunchAt = queue.relaunchTime(of: app, readyAt: simulator.now)
+        for session in waking { wakes.eventsWaiting(app, session: session, relaunchAt: relaunchAt) }
+        armWakes()
     }
 
     /// Whether the session's completions launch or resume the app (Apple's default: yes).
@@ -98,36 +105,47 @@ extension TransferSimulation {
         return files.download(transfer.key, size: transfer.size, onDisk: simulator.writesDownloadedFiles)
     }
 
-    /// Arms the app's relaunch for its events, when its relaunch delay allows; never after a force quit.
-    func armRelaunch(_ app: AppID) {
-        guard !relaunchArmed.contains(app), let at = queue.relaunchTime(of: app, readyAt: simulator.now) else { return }
-        relaunchArmed.insert(app)
-        simulator.schedule(at: at, .driver({ [weak self] in self?.relaunch(app) }))
+    /// Schedules the wakes' next deadline on the simulator's clock, unless it is scheduled.
+    func armWakes() {
+        guard let next = wakes.nextDeadline, next != wakesArmedAt else { return }
+        wakesArmedAt = next
+        simulator.schedule(at: next, .driver({ [weak self] in self?.wakesDue(at: next) }))
+    }
+
+    /// The wakes' deadline came: apps are woken, wakes that ran out end.
+    private func wakesDue(at deadline: Instant) {
+        if wakesArmedAt == deadline { wakesArmedAt = nil }
+        let actions = wakes.tick(at: simulator.now) { [simulator] in simulator.state(of: $0) }
+        carryOut(actions)
+        armWakes()
+    }
+
+    /// Does what the wakes decided, in their order.
+    private func carryOut(_ actions: [TransferEventWakes.Action]) {
+        for action in actions {
+            switch action {
+            case .wake(let app, let sessions, let launching):
+                wake(app, sessions: sessions, launching: launching)
+            case .handleEvents(let app, let session):
+                // A running background app: asked at once, with no launch callbacks to wait for.
+                guard let process = simulator.processes[app], process.isAlive else { continue }
+                simulator.schedule(
+                    at: simulator.now,
+                    .app(process, { [weak self] in self?.callHandlers(app, [session], process) })
+                )
+            case .endWake(let app, _):
+                endEventAssertion(app)
+            }
+        }
     }
 
     /// Launches or resumes the app in the background, keeps it running with an assertion until
     /// it calls the completion handlers, and calls `handleEventsForBackgroundURLSession` for
-    /// each session with events, before the events.
-    func relaunch(_ app: AppID) {
-        relaunchArmed.remove(app)
-        let sessions = Set(
-            undelivered.filter { $0.app == app && !(transfers[$0]?.deliveredToApp ?? true) }.map(\.session)
-        ).filter { sendsLaunchEvents(SessionKey(app: app, session: $0)) }.sorted()
-        guard !sessions.isEmpty, !queue.isForceQuit(app) else { return }
-        // Held from here: the resumed process must not hear the events before handleEvents.
-        awaitingHandler.insert(app)
-        switch simulator.state(of: app) {
-        case .suspended:
-            simulator.send(.resumeInBackground(app))
-        case .notRunning, .terminated:
-            simulator.send(.launch(app, .background))
-        case .background, .inactive, .active:
-            awaitingHandler.remove(app)
-            deliverPending(app)  // running: its sessions hear the events when they attach
-            return
-        }
+    /// each session after its launch callbacks, before the events.
+    private func wake(_ app: AppID, sessions: [String], launching: Bool) {
+        simulator.send(launching ? .launch(app, .background) : .resumeInBackground(app))
         guard let process = simulator.processes[app], process.isAlive else {
-            awaitingHandler.remove(app)
+            wakes.wakeCutShort(app)
             return
         }
         queue.relaunched(app, at: simulator.now)
@@ -136,14 +154,22 @@ extension TransferSimulation {
             process,
             name: "URLSession events",
             site: CallSite(),
-            handler: { [weak self] in self?.closeEventWindow(app, session: nil) }
+            handler: { [weak self] in self?.eventAssertionExpired(app) }
         ) {
-            eventWindows[app] = (assertion, Set(sessions))
+            eventAssertions[app] = assertion
         }
         simulator.schedule(
             at: simulator.now,
-            .app(process, { [weak self] in self?.callHandlers(app, sessions, process) })
+            .app(process, { [weak self] in self?.launchCallbacksReturned(app, process) })
         )
+    }
+
+    /// The woken app's launch callbacks ran: `handleEvents` for each session, then the events.
+    private func launchCallbacksReturned(_ app: AppID, _ process: AppProcess) {
+        let sessions = wakes.launchCallbacksReturned(app).compactMap { action -> String? in
+            if case .handleEvents(_, let session) = action { session } else { nil }
+        }
+        callHandlers(app, sessions, process)
     }
 
     /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` for each session,
@@ -159,25 +185,29 @@ extension TransferSimulation {
                     completionHandler: done
                 )
             } else {
-                closeEventWindow(app, session: session)
+                eventsHandled(app, session: session)
             }
         }
-        awaitingHandler.remove(app)
         deliverPending(app)
     }
 
-    /// A completion handler was called (or the window's assertion expired: `session` nil).
-    func closeEventWindow(_ app: AppID, session: String?) {
-        if let session { record(.eventsHandled(app, session: session)) }
-        guard var window = eventWindows[app] else { return }
-        if let session { window.sessions.remove(session) } else { window.sessions = [] }
-        if window.sessions.isEmpty {
-            eventWindows[app] = nil
-            if let process = simulator.processes[app] {
-                simulator.fromApp(process) { .endAssertion(app, window.assertion) }
-            }
-        } else {
-            eventWindows[app] = window
+    /// A completion handler of `handleEventsForBackgroundURLSession` was called.
+    func eventsHandled(_ app: AppID, session: String) {
+        record(.eventsHandled(app, session: session))
+        carryOut(wakes.handlerCalled(app, session: session))
+    }
+
+    /// The assertion that kept the woken app running expired before its handlers were called.
+    private func eventAssertionExpired(_ app: AppID) {
+        wakes.wakeCutShort(app)
+        endEventAssertion(app)
+    }
+
+    /// Ends the assertion that kept the woken app running.
+    private func endEventAssertion(_ app: AppID) {
+        guard let assertion = eventAssertions.removeValue(forKey: app), let process = simulator.processes[app] else {
+            return
         }
+        simulator.fromApp(process) { .endAssertion(app, assertion) }
     }
 }

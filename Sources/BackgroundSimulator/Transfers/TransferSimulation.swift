@@ -22,13 +22,13 @@ final class TransferSimulation {
     var services: [AppID: SimulatedTransferService] = [:]
     /// Sessions attached in a process: their event sinks, with the process's serial.
     var links: [SessionKey: SessionLink] = [:]
-    /// Apps relaunched for their events whose `handleEventsForBackgroundURLSession` has not run yet.
-    var awaitingHandler: Set<AppID> = []
-    /// Relaunches armed, by app.
-    var relaunchArmed: Set<AppID> = []
-    /// The assertion that keeps a relaunched app running until it calls the completion handlers,
-    /// and the sessions whose handlers are outstanding.
-    var eventWindows: [AppID: (assertion: AssertionID, sessions: Set<String>)] = [:]
+    /// Which apps are woken for their sessions' events, or wait for a wake: the core's rule
+    /// (``TransferEventWakes``), carried out here on the simulator's clock.
+    var wakes = TransferEventWakes()
+    /// The deadline of the wakes a driver job is scheduled for.
+    var wakesArmedAt: Instant?
+    /// The assertion that keeps a woken app running until it calls the completion handlers.
+    var eventAssertions: [AppID: AssertionID] = [:]
     /// Keys cancelled by a force quit: none may ever complete.
     var forceQuitCancelled: Set<TransferKey> = []
     var timerGeneration: UInt64 = 0
@@ -200,8 +200,8 @@ final class TransferSimulation {
                 )
             )
         }
-        eventWindows[app] = nil
-        awaitingHandler.remove(app)
+        wakes.forceQuit(app)
+        eventAssertions[app] = nil
         reschedule()
     }
 
@@ -227,7 +227,8 @@ final class TransferSimulation {
         for key in links.keys.sorted() where key.app == app { links[key] = nil }
         // Events handed to the process but not yet heard by it are delivered to the next one.
         for key in undelivered where key.app == app { transfers[key]?.deliveredToApp = false }
-        eventWindows[app] = nil
-        awaitingHandler.remove(app)
+        eventAssertions[app] = nil
+        wakes.processEnded(app, relaunchAt: queue.relaunchTime(of: app, readyAt: simulator.now))
+        armWakes()
     }
 }
