@@ -6,10 +6,13 @@ import NIOCore
 ///
 /// The frame header is checked against the limit before any payload is buffered; a frame that
 /// is too large, a payload that is not a protocol message, or a message of the wrong shape
-/// closes this connection with a logged reason, and nothing else happens. A client that has not
+/// closes this connection with a logged reason, and nothing else happens. A hello in another
+/// protocol version is answered with a refusal in that version
+/// (``ProtocolCodec/versionRefusal(toClientSpeaking:)``), then closed. A client that has not
 /// said hello within ``DaemonLimits/helloTimeout`` is closed.
 final class FrameChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let engine: DaemonEngine
     private let link: SocketLink
@@ -61,6 +64,15 @@ final class FrameChannelHandler: ChannelInboundHandler {
                     decoder.maximumFrameBytes = limits.maximumFrameBytes
                 }
             }
+        } catch WireError.unsupportedVersion(let theirs) where !saidHello {
+            // Another release's client: told so in a frame its version can read, then closed.
+            failed = true
+            if let refusal = try? Frame.encode(ProtocolCodec.versionRefusal(toClientSpeaking: theirs)) {
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: refusal)), promise: nil)
+            }
+            link.close(
+                reason: "the client speaks protocol version \(theirs), this daemon \(ProtocolCodec.version): refused"
+            )
         } catch {
             failed = true
             link.close(reason: "malformed input: \(error)")

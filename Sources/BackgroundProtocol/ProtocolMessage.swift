@@ -102,6 +102,45 @@ public enum ProtocolCodec {
         return bytes
     }
 
+    /// The version a message says it is in (its fourth byte), or nil for bytes that are not a
+    /// message of this protocol.
+    public static func version(of bytes: [UInt8]) -> UInt8? {
+        guard bytes.count >= 4, Array(bytes[0..<3]) == magic else { return nil }
+        return bytes[3]
+    }
+
+    /// The answer to a hello in another version: `refused(unsupportedVersion)` naming both
+    /// versions, in the client's version.
+    ///
+    /// A daemon serves one version. What every version's reader can decode is this one answer:
+    /// a ``DaemonResponse/refused(_:)`` with a ``DaemonRefusal`` (`code`, `message`), whose form
+    /// has not changed since version 1 and never will (`ProtocolVersionTests` pins its bytes).
+    /// Stamped with the client's version byte, it reaches an older or newer client as a
+    /// refusal it can read and show, where a frame of this version would be "not supported".
+    public static func versionRefusal(toClientSpeaking clientVersion: UInt8) -> [UInt8] {
+        let refusal = DaemonResponse.refused(
+            DaemonRefusal(
+                .unsupportedVersion,
+                "this backgroundd speaks protocol version \(version), the client \(clientVersion): "
+                    + "use a client (the app's BackgroundExecution, bgctl) built from the same release as the daemon"
+            )
+        )
+        // swift-format-ignore: NeverUseForceTry
+        var bytes = try! encode(refusal)  // a refusal of a few hundred bytes always encodes
+        bytes[3] = clientVersion
+        return bytes
+    }
+
+    /// A frame in another version than this one, read as the one message every version can
+    /// decode (``versionRefusal(toClientSpeaking:)``): the refusal, or nil if it is not one.
+    public static func refusalOfAnyVersion(_ bytes: [UInt8]) -> DaemonRefusal? {
+        guard let theirs = Self.version(of: bytes), theirs != version else { return nil }
+        var restamped = bytes
+        restamped[3] = version
+        guard case .refused(let refusal)? = try? decode(DaemonResponse.self, from: restamped) else { return nil }
+        return refusal
+    }
+
     /// The message in `bytes`, checked against `limits`.
     public static func decode<Message: Decodable>(
         _ type: Message.Type,

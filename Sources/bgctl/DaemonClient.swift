@@ -35,7 +35,8 @@ struct DaemonOptions: ParsableArguments {
 /// A blocking control connection to `backgroundd`: hello as a control client, then requests.
 ///
 /// Only reads and control requests; it never writes a file. Failures are ``CommandFailure``s:
-/// 69 the daemon is not running, 77 refused, 75 timed out, 65 a malformed answer.
+/// 69 the daemon is not running or is of another release (another protocol version), 77 refused,
+/// 75 timed out, 65 a malformed answer.
 final class DaemonClient {
     private let descriptor: Int32
     private let path: String
@@ -63,6 +64,9 @@ final class DaemonClient {
         try send(.hello(ClientHello(role: .control)))
         switch try receive() {
         case .welcome: return
+        case .refused(let refusal) where refusal.code == .unsupportedVersion:
+            // Another release's daemon: not a permission, a mismatch the user can fix.
+            throw CommandFailure(.unavailable, subject, ControlCharacters.escaped(refusal.message))
         case .refused(let refusal):
             throw CommandFailure(.permissionDenied, subject, "refused: \(ControlCharacters.escaped(refusal.message))")
         default:
@@ -86,6 +90,7 @@ final class DaemonClient {
         while true {
             do {
                 if let payload = try decoder.nextFrame() {
+                    if let refusal = ProtocolCodec.refusalOfAnyVersion(payload) { return .refused(refusal) }
                     return try ProtocolCodec.decode(DaemonResponse.self, from: payload)
                 }
             } catch {
