@@ -90,6 +90,10 @@ extension DaemonConnection {
             let socket = try DaemonSocket.connect(to: path)
             try greet(socket, declaring: declaration())
             logger.notice("\(app): connected to backgroundd again and declared what it holds")
+        } catch let refused as DaemonConnectionRefusal where refused.refusal.code == .unsupportedVersion {
+            // Another release of the daemon (an upgrade): said where the app's log shows it; the
+            // attempts go on, with the backoff, in case the matching daemon comes back.
+            logger.error("\(app): backgroundd at \(path) \(refused.refusal.message)")
         } catch {
             logger.debug("\(app): backgroundd not reachable yet at \(path): \(error)")
         }
