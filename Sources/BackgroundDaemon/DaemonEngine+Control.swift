@@ -56,6 +56,8 @@ extension DaemonEngine {
             return overrideDevice(arguments)
         case .clearDeviceOverrides:
             return overrideDevice(nil)
+        case .reloadManifests:
+            return reloadReply()
         }
     }
 

@@ -47,6 +47,7 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     func applicationWillResignActive(_ application: UIApplication) { Output.say("willResignActive") }
     func applicationDidEnterBackground(_ application: UIApplication) { Output.say("didEnterBackground") }
     func applicationWillEnterForeground(_ application: UIApplication) { Output.say("willEnterForeground") }
+    func applicationWillTerminate(_ application: UIApplication) { Output.say("willTerminate") }
 }
 
 /// Reads commands from standard input on a thread of its own and runs each on the main actor,
