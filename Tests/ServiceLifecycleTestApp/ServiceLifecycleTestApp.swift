@@ -15,7 +15,8 @@ import Synchronization
 //
 //   service-lifecycle-test-app leak <grace seconds>
 //       The README's ExportServiceLifecycle with one background task never ended: prints
-//       "ready"; after SIGTERM the watchdog ends the app once the grace is over.
+//       "ready" once the group runs; after SIGTERM the watchdog ends the app once the grace is
+//       over.
 //   service-lifecycle-test-app server
 //       The bridge and a loopback HTTP server in one group, the bridge first: prints
 //       "listening on <port>". `POST /export` begins a background task that finishes on SIGUSR1
@@ -64,6 +65,15 @@ final class Release: Sendable {
             }
             if now { continuation.resume() }
         }
+    }
+}
+
+/// Says "ready" once the group runs (its signal handlers are installed before any service
+/// starts), then waits for the graceful shutdown.
+struct Ready: Service {
+    func run() async throws {
+        say("ready")
+        try? await gracefulShutdown()
     }
 }
 
@@ -146,9 +156,13 @@ enum ServiceLifecycleTestApp {
         switch mode {
         case "leak":
             _ = app.beginBackgroundTask(withName: "Nightly export")  // never ended
-            say("ready")
+            // "ready" comes from a service: the group traps its signals before it starts them.
             let group = ServiceGroup(
-                configuration: .init(services: [background], gracefulShutdownSignals: [.sigterm], logger: logger)
+                configuration: .init(
+                    services: [background, Ready()],
+                    gracefulShutdownSignals: [.sigterm],
+                    logger: logger
+                )
             )
             try await group.run()
             say("group returned")
