@@ -118,11 +118,90 @@ struct ManifestReloadTests {
             }
             if !logged("willTerminate") { problems.append("no applicationWillTerminate before the end") }
             // Gone (or a zombie nobody reaped yet): never left running, nor frozen.
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?
-                .split(separator: ")").last?.split(separator: " ").first
-            if let state, state != "Z" { problems.append("the app process \(pid) still runs (state \(state))") }
+            if !Self.ends(pid) { problems.append("the app process \(pid) still runs") }
             return problems
         }.get()
         #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test("the daemon's stop: an app that never returns from applicationWillTerminate is killed after the limit")
+    func stopKillsAnAppThatHangs() async throws {
+        let problems = try await onThread { () throws -> [String] in
+            let executable = builtExecutable("daemon-api-test-app").path
+            let daemon = try InstalledDaemon(manifestFile: "first.json") { log in
+                [
+                    "CFBundleIdentifier": Self.first,
+                    "BackgroundLaunch": ["Arguments": [executable, "--log", log, "--hang-on-terminate"]],
+                ]
+            }
+            defer { daemon.stop() }
+            _ = try daemon.bgctl(["open", Self.first])
+            guard Self.logged("didBecomeActive", in: daemon) else { return ["the daemon did not open \(Self.first)"] }
+            guard let pid = appRow(Self.first, apps: try daemon.bgctl(["apps", "--json"]).output)?["pid"] as? Int else {
+                return ["no pid"]
+            }
+            daemon.process.terminate()
+            daemon.process.waitUntilExit()
+            var problems: [String] = []
+            if daemon.process.terminationStatus != 0 {
+                problems.append("the daemon exited \(daemon.process.terminationStatus)")
+            }
+            if !Self.logged("willTerminate", in: daemon) { problems.append("no applicationWillTerminate") }
+            if !Self.ends(pid) { problems.append("the app that hangs in applicationWillTerminate still runs") }
+            return problems
+        }.get()
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test("the daemon's stop: a suspended (frozen) app is killed at once, without applicationWillTerminate")
+    func stopKillsASuspendedApp() async throws {
+        let problems = try await onThread { () throws -> [String] in
+            let executable = builtExecutable("daemon-api-test-app").path
+            let daemon = try InstalledDaemon(manifestFile: "first.json") { log in
+                ["CFBundleIdentifier": Self.first, "BackgroundLaunch": ["Arguments": [executable, "--log", log]]]
+            }
+            defer { daemon.stop() }
+            _ = try daemon.bgctl(["open", Self.first])
+            guard Self.logged("didBecomeActive", in: daemon) else { return ["the daemon did not open \(Self.first)"] }
+            _ = try daemon.bgctl(["home"])
+            let suspended = RealAppTests.waitFor(seconds: 60) {
+                let state = appRow(Self.first, apps: (try? daemon.bgctl(["apps", "--json"]).output) ?? "")?["state"]
+                return ["suspended", "not-frozen"].contains(state as? String ?? "")
+            }
+            guard suspended else { return ["\(Self.first) was not suspended"] }
+            guard let pid = appRow(Self.first, apps: try daemon.bgctl(["apps", "--json"]).output)?["pid"] as? Int else {
+                return ["no pid"]
+            }
+            daemon.process.terminate()
+            daemon.process.waitUntilExit()
+            var problems: [String] = []
+            if daemon.process.terminationStatus != 0 {
+                problems.append("the daemon exited \(daemon.process.terminationStatus)")
+            }
+            if !Self.ends(pid) { problems.append("the suspended app still runs (or stays frozen)") }
+            let log = (try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? ""
+            if log.contains("willTerminate") { problems.append("a suspended app ran applicationWillTerminate: \(log)") }
+            return problems
+        }.get()
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    /// Whether the app's log file has `text` (waiting for it up to 60 s).
+    static func logged(_ text: String, in daemon: InstalledDaemon) -> Bool {
+        RealAppTests.waitFor(seconds: 60) {
+            ((try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? "").contains(text)
+        }
+    }
+
+    /// Whether process `pid` is gone (or a zombie), waiting up to 60 s for it: a kill's end is
+    /// not instant.
+    static func ends(_ pid: Int) -> Bool {
+        RealAppTests.waitFor(seconds: 60) { !runs(pid) }
+    }
+
+    /// Whether process `pid` exists and is not a zombie.
+    static func runs(_ pid: Int) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
     }
 }
