@@ -345,10 +345,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The service bridge and a loopback HTTP server in a real ServiceGroup, in a process of
+        // its own, for BackgroundServiceLifecycleTests' runs with a real SIGTERM; not a product.
+        .executableTarget(
+            name: "service-lifecycle-test-app",
+            dependencies: [
+                "BackgroundServiceLifecycle", "BackgroundExecution",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/ServiceLifecycleTestApp",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BackgroundServiceLifecycleTests",
             dependencies: [
-                "BackgroundServiceLifecycle", "BackgroundExecution",
+                "BackgroundServiceLifecycle", "BackgroundExecution", "BackgroundTestSupport",
+                "service-lifecycle-test-app",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

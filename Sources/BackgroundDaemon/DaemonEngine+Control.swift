@@ -56,6 +56,8 @@ extension DaemonEngine {
             return overrideDevice(arguments)
         case .clearDeviceOverrides:
             return overrideDevice(nil)
+        case .reloadManifests:
+            return reloadReply()
         }
     }
 
@@ -173,34 +175,6 @@ extension DaemonEngine {
             }
             .joined(separator: "\n")
         return reply(.ok, text, ["assertions": rows])
-    }
-
-    private func tasksReply(_ only: AppID?) -> ControlReply {
-        if let only, !isInstalled(only) { return notInstalled(only) }
-        let rows = state.withLock { state -> [[String: Any]] in
-            selected(only, in: state).flatMap { app -> [[String: Any]] in
-                let pending = state.core.pendingRequests(of: app).map { request -> [String: Any] in
-                    [
-                        "app": app.bundleIdentifier, "identifier": request.identifier, "kind": request.kind.rawValue,
-                        "state": "pending",
-                    ]
-                }
-                let running = state.core.runningTasks(of: app).map { run -> [String: Any] in
-                    [
-                        "app": app.bundleIdentifier, "identifier": run.request.identifier,
-                        "kind": run.request.kind.rawValue, "state": "running", "run": run.id.rawValue,
-                    ]
-                }
-                return pending + running
-            }
-        }
-        let text =
-            rows.isEmpty
-            ? "no pending or running tasks"
-            : rows.map { "\($0["app"]!)  \($0["identifier"]!)  \($0["kind"]!)  \($0["state"]!)" }.joined(
-                separator: "\n"
-            )
-        return reply(.ok, text, ["tasks": rows])
     }
 
     private func why(_ identifier: String, _ only: AppID?) -> ControlReply {
@@ -331,13 +305,13 @@ extension DaemonEngine {
         )
     }
 
-    private func selected(_ only: AppID?, in state: State) -> [AppID] {
+    func selected(_ only: AppID?, in state: State) -> [AppID] {
         only.map { state.installed[$0] == nil ? [] : [$0] } ?? state.installed.keys.sorted()
     }
 
-    private func isInstalled(_ app: AppID) -> Bool { state.withLock { $0.installed[app] != nil } }
+    func isInstalled(_ app: AppID) -> Bool { state.withLock { $0.installed[app] != nil } }
 
-    private func notInstalled(_ app: AppID) -> ControlReply {
+    func notInstalled(_ app: AppID) -> ControlReply {
         reply(.notFound, "\(app) is not installed", ["app": app.bundleIdentifier])
     }
 

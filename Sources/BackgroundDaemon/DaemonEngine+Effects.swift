@@ -59,6 +59,10 @@ extension DaemonEngine {
     }
 
     private func launchProcess(_ app: AppID, reason: LaunchReason, incarnation: Incarnation, in state: inout State) {
+        if state.stopping {
+            logger.notice("\(app): not launched: the daemon is stopping")
+            return
+        }
         if state.connecting.contains(app) {
             return  // the process that connected is this launch (started by the user, or taken over)
         }
@@ -85,7 +89,10 @@ extension DaemonEngine {
     private func endProcess(_ app: AppID, in state: inout State, outbox: inout Outbox, reason: String) {
         // A process the user started is ended like one the daemon started (its connection's
         // close lets it go before, so an app that exited is not killed again).
-        if state.started.remove(app) != nil || state.admitted.remove(app) != nil { processes.kill(app) }
+        // A stopping daemon lets the process exit after applicationWillTerminate; the stop kills
+        // it if it does not (``DaemonEngine/endStartedApps(within:)``).
+        let ours = state.started.remove(app) != nil || state.admitted.remove(app) != nil
+        if ours && !state.stopping { processes.kill(app) }
         state.notFrozen[app] = nil
         state.awaitingConnection[app] = nil
         state.redeclarable[app] = nil  // a survivor's: the next process registers for itself

@@ -44,6 +44,9 @@ public final class DaemonEngine: Sendable {
         /// Where the device's conditions are read, and whether overrides are accepted
         /// (`DaemonDevice.swift`); by default ``device`` with source `default`, no overrides.
         public var deviceSettings = DaemonDevice.Settings()
+        /// Reads the installed apps again, with the checks of the start
+        /// (``DaemonEngine/reloadManifests()``); nil: the apps given at the start are the only ones.
+        public var manifestLoader: (@Sendable () throws(DaemonError) -> ManifestDirectory)?
 
         /// Creates a configuration: iOS's numbers and a server's device by default.
         public init(
@@ -123,6 +126,9 @@ public final class DaemonEngine: Sendable {
         /// for its `0xdead10cc` report (see `DaemonEngine+SharedLocks.swift`).
         var locksAtSuspension: [AppID: [TerminationReportDocument.HeldLock]] = [:]
         var launchesFailed = 0
+        /// The daemon is stopping (``DaemonEngine/endStartedApps(within:)``): nothing is launched,
+        /// and an app's end leaves its process to exit by itself until the stop's time limit.
+        var stopping = false
         var eventsHandled = 0
     }
 
@@ -139,6 +145,8 @@ public final class DaemonEngine: Sendable {
     public let device: DaemonDevice
     /// The background transfers the daemon runs (``runTransfers(_:)``, `DaemonEngine+Transfers.swift`).
     let transferHost = Mutex<DaemonTransfers?>(nil)
+    /// Held for a whole manifest reload: two run one after the other (DaemonEngine+Reload.swift).
+    let reloading = Mutex(())
     var logger: Logger { configuration.logger }
 
     /// Creates an engine over `store`, installs `apps`, carries on with the `survivors` a

@@ -33,6 +33,9 @@ public struct DaemonService: Service {
     public var notifySocket: NotifySocket?
     /// How often the service manager's watchdog is pinged (``ServiceWatchdog``); nil: never.
     public var watchdogInterval: Duration?
+    /// How long the apps the daemon started have, at the stop, between their
+    /// `applicationWillTerminate(_:)` and the kill (``DaemonEngine/endStartedApps(within:)``).
+    public var stopGrace: Duration = DaemonEngine.willTerminateTimeLimit
 
     /// Creates the service.
     public init(
@@ -71,6 +74,7 @@ public struct DaemonService: Service {
         }
         engine.armTimer()
         engine.device.start(engine)
+        let watcher = watchManifests(engine)
         onReady?(engine)
         let installed = engine.state.withLock { $0.installed.count }
         notify(["READY=1", "STATUS=Serving \(server.path): \(installed) apps installed"])
@@ -88,9 +92,11 @@ public struct DaemonService: Service {
         }
         logger.notice("shutting down")
         notify(["STOPPING=1", "STATUS=Stopping"])
+        watcher?.stop()
+        // Before the server stops: the apps hear of their end on their connections.
+        await engine.endStartedApps(within: stopGrace)
         await server.stop()
         engine.device.stop()
-        engine.endStartedApps()
         do {
             try store.checkpoint()
         } catch {
@@ -107,14 +113,8 @@ public struct DaemonService: Service {
         } catch {
             throw DaemonError(.store, "the store \(paths.store): \(error)")
         }
-        var manifests = try ManifestDirectory.load(from: paths.manifests)
-        if case .perAppUsers(let range, _) = isolation {
-            let users = try AppUserTable.assign(manifests.apps, range: range, store: store)
-            manifests.apps = users.apps
-            manifests.problems = (manifests.problems + users.problems).sorted {
-                ($0.file, $0.reason) < ($1.file, $1.reason)
-            }
-        }
+        let loader = manifestLoader(store: store)
+        let manifests = try loader()
         for problem in manifests.problems {
             logger.error("manifest \(problem.file) not loaded: \(problem.reason)")
         }
@@ -130,6 +130,7 @@ public struct DaemonService: Service {
             isolation: isolation
         )
         configuration.deviceSettings = deviceSettings
+        configuration.manifestLoader = loader
         let engine = try DaemonEngine(
             configuration: configuration,
             store: store,
@@ -153,6 +154,25 @@ public struct DaemonService: Service {
 }
 
 extension DaemonService {
+    /// Reads the manifests directory with every check of the start (``ManifestDirectory``), and
+    /// with per-app uids gives each app its uid (``AppUserTable``): at the start and at each
+    /// reload.
+    func manifestLoader(store: BackgroundStore) -> @Sendable () throws(DaemonError) -> ManifestDirectory {
+        let path = paths.manifests
+        let isolation = self.isolation
+        return { () throws(DaemonError) -> ManifestDirectory in
+            var manifests = try ManifestDirectory.load(from: path)
+            if case .perAppUsers(let range, _) = isolation {
+                let users = try AppUserTable.assign(manifests.apps, range: range, store: store)
+                manifests.apps = users.apps
+                manifests.problems = (manifests.problems + users.problems).sorted {
+                    ($0.file, $0.reason) < ($1.file, $1.reason)
+                }
+            }
+            return manifests
+        }
+    }
+
     /// The state and reports directories, checked (made if missing). With per-app uids the state
     /// directory is `0711` (searchable, not listable), and the containers' directory is made and
     /// checked now, so that a place the apps cannot reach stops the daemon at start-up, naming
@@ -176,6 +196,20 @@ extension DaemonService {
 }
 
 extension DaemonService {
+    /// Watches the manifests directory (``ManifestWatcher``) and reloads the apps after each
+    /// change; nil, logged, where it cannot be watched (`bgctl daemon reload` still works).
+    func watchManifests(_ engine: DaemonEngine) -> ManifestWatcher? {
+        let logger = self.logger
+        do {
+            return try ManifestWatcher.start(watching: paths.manifests, logger: logger) {
+                engine.reloadManifestsLogged(cause: "the manifests directory changed")
+            }
+        } catch {
+            logger.warning("\(error); manifests are read again only with bgctl daemon reload")
+            return nil
+        }
+    }
+
     /// Sends `assignments` to the service manager, if one listens; a failure is logged, never
     /// fatal (the daemon serves its apps whether or not the manager hears it).
     func notify(_ assignments: [String]) {
@@ -216,20 +250,6 @@ extension DaemonEngine {
     /// Whether the engine's lock can be taken (it never returns while the lock is stuck).
     func isResponsive() -> Bool {
         state.withLock { _ in true }
-    }
-
-    /// Kills the app processes this daemon started (frozen ones too): a stopping daemon leaves
-    /// none of its apps behind, frozen for ever. Apps the user started are left alone.
-    public func endStartedApps() {
-        let started = state.withLock { state -> [AppID] in
-            let apps = state.started.sorted()
-            state.started.removeAll()
-            return apps
-        }
-        for app in started {
-            logger.notice("\(app): ended with the daemon")
-            processes.kill(app)
-        }
     }
 
     /// Arms the timer at the core's next deadline (after a restore).

@@ -46,6 +46,9 @@ public enum ControlRequest: Sendable, Hashable, Codable {
     case overrideDevice([String])
     /// Returns every condition to its probe (`bgctl device clear`). Developer mode only.
     case clearDeviceOverrides
+    /// Reads the manifests directory again, with the checks of the start, and puts it in force
+    /// (`bgctl daemon reload`; the daemon also does it when the directory changes).
+    case reloadManifests
 }
 
 /// The daemon's answer to a ``ControlRequest``: the outcome, a human text and a JSON document.

@@ -7,16 +7,34 @@ import Synchronization
 ///
 /// The group's graceful shutdown is the app moving to the background: work under background
 /// tasks goes on within the policy's budget, expiration handlers run on the main actor shortly
-/// before the end, and ``run()`` returns when the last background task ends. A watchdog
-/// termination (a task that leaked past the budget) makes ``run()`` throw ``Terminated`` with
-/// the report. If the group's own escalation cancels the service first (its
-/// `maximumGracefulShutdownDuration`), the app is ended at once, as a force quit, and ``run()``
-/// throws ``Terminated`` with the report naming every task still held.
+/// before the end, and ``run()`` returns when the last background task ends.
+///
+/// An app that does not end cleanly (the watchdog ended it, `0x8badf00d`, because a task leaked
+/// past the budget; or the group's own escalation, its `maximumGracefulShutdownDuration`,
+/// cancelled the service while tasks were still held, which ends the app at once as a force
+/// quit) always has its report published first: printed to standard error and written to the
+/// configuration's `reportsDirectory`. Then, as
+/// ``EmbeddedSystem/Configuration/terminationBehavior`` says:
+///
+/// - `.exitProcess` (the default): the process ends at once with the embedded mode's status,
+///   ``EmbeddedSystem/watchdogExitStatus`` (70, `EX_SOFTWARE`) after the watchdog, 143 after a
+///   force quit. As on iOS, a watchdog termination ends the process; the group's other services
+///   get no further call. (Throwing instead would reach a top-level `try await group.run()`,
+///   which Swift turns into a crash: `Fatal error: Error raised at top level`, exit 132.)
+/// - `.record`: ``run()`` throws ``Terminated`` with the report and the group decides (tests,
+///   and programs that catch the group's error themselves).
+///
+/// A clean end never ends the process: ``run()`` returns and the group goes on.
+///
+/// **Order in the group.** A `ServiceGroup` shuts its services down one at a time, last first,
+/// each after the one behind it has returned. Put this service *before* the services that take
+/// new work (an HTTP server): on SIGTERM the server stops accepting first, then the app moves to
+/// the background and its work finishes; in the other order the server keeps accepting requests
+/// until every background task has ended. (`BackgroundServiceLifecycleTests` checks this order
+/// with a real HTTP server.)
 ///
 /// The service installs no signal handling: do not call
-/// ``EmbeddedSystem/moveToBackground(onSignals:)`` in this mode. It never ends the process
-/// either: it sets ``EmbeddedSystem/Configuration/terminationBehavior`` to `.record`, so the
-/// group decides when `main` returns.
+/// ``EmbeddedSystem/moveToBackground(onSignals:)`` in this mode.
 ///
 /// ```swift
 /// import BackgroundExecution
@@ -27,7 +45,7 @@ import Synchronization
 ///     configuration: .init(app: "com.example.exporter", policy: .server(grace: .seconds(20))))
 /// let app = UIApplication.bootstrap(background.system)
 /// let group = ServiceGroup(configuration: .init(
-///     services: [background, exporter],
+///     services: [background, httpServer],  // the server stops accepting first
 ///     gracefulShutdownSignals: [.sigterm, .sigint],
 ///     logger: logger))
 /// try await group.run()
@@ -48,23 +66,25 @@ public final class BackgroundExecutionService: Service, Sendable {
 
     private let ending: Ending
 
+    private let endsProcess: Bool
+
     /// A service around a new embedded system.
     ///
-    /// - Parameter configuration: The system's configuration. Its `terminationBehavior` is
-    ///   replaced by `.record` (the group ends the process, not the system); its
+    /// - Parameter configuration: The system's configuration. Its `terminationBehavior` says
+    ///   what an unclean end does once its report is published: `.exitProcess` (the default)
+    ///   ends the process with the embedded mode's status (70 after the watchdog), `.record`
+    ///   makes ``run()`` throw ``Terminated``. A clean end never ends the process. Its
     ///   `effectObserver`, if any, still sees every effect.
     public init(configuration: EmbeddedSystem.Configuration) {
         let ending = Ending()
         var configuration = configuration
+        self.endsProcess = configuration.terminationBehavior == .exitProcess
+        // The system itself never ends the process: the service does, after the report is out.
         configuration.terminationBehavior = .record
-        let observer = configuration.effectObserver
-        configuration.effectObserver = { instant, effect in
-            observer?(instant, effect)
-            switch effect {
-            case .exit(_, _, let report), .terminate(_, let report): ending.finish(with: report)
-            default: break
-            }
-        }
+        // The end is known once the report is published, not when the core decides it (an effect
+        // observer sees it before it is carried out): a group that returned on that signal ended
+        // the process while the report was being written, leaving the reports directory empty.
+        configuration.terminationObserver = { report in ending.finish(with: report) }
         self.ending = ending
         self.system = EmbeddedSystem(configuration: configuration)
     }
@@ -72,9 +92,10 @@ public final class BackgroundExecutionService: Service, Sendable {
     /// Runs until the app ends: after the group's graceful shutdown, when its last background
     /// task ends.
     ///
-    /// - Throws: ``Terminated`` after a watchdog termination, or when the group cancelled the
-    ///   service while tasks were still held (the report names them); `CancellationError` when
-    ///   cancelled and the app could not be ended with a report.
+    /// - Throws: Under `.record` only: ``Terminated`` after a watchdog termination, or when the
+    ///   group cancelled the service while tasks were still held (the report names them). Under
+    ///   `.exitProcess` these end the process instead. `CancellationError` when cancelled and the
+    ///   app could not be ended with a report.
     public func run() async throws {
         let system = self.system
         let ending = self.ending
@@ -111,7 +132,9 @@ public final class BackgroundExecutionService: Service, Sendable {
             return first
         }
         guard case .some(let settled) = report, let report = settled else { throw CancellationError() }
-        if !report.isClean { throw Terminated(report: report) }
+        guard !report.isClean else { return }
+        if endsProcess { system.exitProcess(status: EmbeddedSystem.exitStatus(for: report.reason)) }
+        throw Terminated(report: report)
     }
 }
 

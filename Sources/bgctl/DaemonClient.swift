@@ -126,7 +126,12 @@ final class DaemonClient {
     static func run(_ request: ControlRequest, options: DaemonOptions, json: Bool) throws {
         let reply = try DaemonClient(options: options).request(request)
         print(json ? reply.json : ControlCharacters.escapedLines(reply.text))
-        switch reply.outcome {
+        try throwExitStatus(for: reply.outcome)
+    }
+
+    /// Returns for `.ok`; otherwise throws the outcome's exit status (1, 64, 77 or 70).
+    static func throwExitStatus(for outcome: ControlReply.Outcome) throws {
+        switch outcome {
         case .ok: return
         case .notFound: throw ExitCode(ExitStatus.negativeAnswer.rawValue)
         case .invalid: throw ExitCode(ExitStatus.usage.rawValue)

@@ -15,6 +15,7 @@ struct DaemonCommand: ParsableCommand {
         subcommands: [
             Status.self, Apps.self, Assertions.self, Tasks.self, Why.self, Open.self, Home.self, ForceQuit.self,
             SimulateLaunch.self, SimulateExpiration.self, Push.self, Reports.self, Log.self, TimelineCommand.self,
+            Reload.self,
         ]
     )
 
@@ -141,6 +142,31 @@ struct DaemonCommand: ParsableCommand {
         func run() throws {
             let json = try payload.text()
             try DaemonClient.run(.push(AppID(app), payload: json), options: daemon, json: format.json)
+        }
+    }
+
+    struct Reload: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read the manifests directory again and put it in force (the daemon also does it on a change).",
+            discussion: """
+                New manifests install their apps, changed ones replace the old, and apps whose manifest \
+                is gone are no longer launched (a process of theirs that runs is left running). Every \
+                check of the start applies (docs/daemon-protocol.md). Exit status: 0 when every \
+                manifest loaded; 65 when one or more did not (each is named; the others are in force); \
+                77 when the directory itself is unsafe (nothing changed); 69 when the daemon is not \
+                running.
+                """
+        )
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var format: OutputOptions
+        func run() throws {
+            let reply = try DaemonClient(options: daemon).request(.reloadManifests)
+            print(format.json ? reply.json : ControlCharacters.escapedLines(reply.text))
+            guard reply.outcome == .ok else { return try DaemonClient.throwExitStatus(for: reply.outcome) }
+            let document = try? JSONSerialization.jsonObject(with: Data(reply.json.utf8)) as? [String: Any]
+            if let notLoaded = document?["notLoaded"] as? [Any], !notLoaded.isEmpty {
+                throw ExitCode(ExitStatus.badInput.rawValue)
+            }
         }
     }
 

@@ -40,7 +40,7 @@ struct BackgroundExecutionServiceTests {
                     app: "com.example.service",
                     policy: policy,
                     clock: realClock ? .continuous : .manual(clock),
-                    terminationBehavior: .exitProcess,  // replaced by .record: the group ends the process
+                    terminationBehavior: .record,  // an unclean end throws Terminated: this process goes on
                     reportsDirectory: nil,
                     printsReportsToStandardError: false,
                     logger: BackgroundExecutionServiceTests.quiet,
@@ -114,7 +114,7 @@ struct BackgroundExecutionServiceTests {
         #expect(fixture.service.system.terminationReports.last?.isClean == true)
     }
 
-    @Test("A leaked task ends in the watchdog's report, which the service throws")
+    @Test("A leaked task ends in the watchdog's report, which the service throws under .record")
     func leak() async throws {
         let fixture = Fixture(grace: .seconds(20))
         await MainActor.run { fixture.clock.runPending() }

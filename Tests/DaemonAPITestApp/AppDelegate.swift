@@ -6,7 +6,9 @@
 // Arguments: `--task <identifier>` registers a processing task handler at launch (repeatable);
 // `--log <path>` appends every line it prints to that file too (for runs the daemon starts,
 // whose output goes nowhere a test reads); `--commands <fifo>` reads commands from that named
-// pipe as well (for runs the daemon starts, whose standard input is /dev/null). Commands, one per
+// pipe as well (for runs the daemon starts, whose standard input is /dev/null);
+// `--hang-on-terminate` makes applicationWillTerminate never return (an app the daemon's stop
+// must kill after its time limit). Commands, one per
 // line on standard input:
 //
 //   begin <name>            beginBackgroundTask; the expiration handler ends it
@@ -47,6 +49,12 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     func applicationWillResignActive(_ application: UIApplication) { Output.say("willResignActive") }
     func applicationDidEnterBackground(_ application: UIApplication) { Output.say("didEnterBackground") }
     func applicationWillEnterForeground(_ application: UIApplication) { Output.say("willEnterForeground") }
+    func applicationWillTerminate(_ application: UIApplication) {
+        Output.say("willTerminate")
+        if CommandLine.arguments.contains("--hang-on-terminate") {
+            while true { sleep(3600) }  // the main thread never returns: the daemon must kill it
+        }
+    }
 }
 
 /// Reads commands from standard input on a thread of its own and runs each on the main actor,

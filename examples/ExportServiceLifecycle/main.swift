@@ -19,8 +19,9 @@ Task {
     }
 }
 
-// The group shuts services down in reverse order: keep `background` last, so the app moves to
-// the background first and the other services stop after its work is done.
+// The group shuts services down last first, each after the one behind it has returned: put
+// `background` first, before any service that takes new work (an HTTP server), so that on SIGTERM
+// the server stops accepting, then the app moves to the background and its work finishes.
 let group = ServiceGroup(
     configuration: .init(services: [background], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 )

@@ -1,18 +1,18 @@
 import Glibc
 
 /// An inotify instance (non-blocking, close-on-exec) and the events drained from it.
-final class Inotify: Sendable {
+package final class Inotify: Sendable {
     /// One event: the watch it came from, its mask and the name in a watched directory.
-    struct Event: Sendable, Hashable {
-        var watch: Int32
-        var mask: UInt32
-        var name: String
+    package struct Event: Sendable, Hashable {
+        package var watch: Int32
+        package var mask: UInt32
+        package var name: String
     }
 
     /// The descriptor to poll.
-    let descriptor: Int32
+    package let descriptor: Int32
 
-    init() throws(DeviceError) {
+    package init() throws(DeviceError) {
         descriptor = try SystemCall.retrying("inotify_init1", "inotify") {
             inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         }
@@ -25,13 +25,13 @@ final class Inotify: Sendable {
     /// Watches `path` for `mask`; returns the watch descriptor (the same one for a path watched
     /// twice).
     @discardableResult
-    func watch(_ path: String, mask: UInt32) throws(DeviceError) -> Int32 {
+    package func watch(_ path: String, mask: UInt32) throws(DeviceError) -> Int32 {
         try SystemCall.retrying("inotify_add_watch", path) { inotify_add_watch(descriptor, path, mask) }
     }
 
     /// Every event queued now (until `EAGAIN`). `IN_Q_OVERFLOW` comes back as an event with
     /// watch -1: the caller re-reads everything.
-    func drain() throws(DeviceError) -> [Event] {
+    package func drain() throws(DeviceError) -> [Event] {
         var events: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -3,25 +3,45 @@ import Synchronization
 
 /// One blocking thread per watcher: it waits in `poll(2)` on the watcher's descriptors and an
 /// `eventfd` that ``stop()`` signals, so a watcher costs no CPU until the kernel has news.
-final class PollThread: Sendable {
+package final class PollThread: Sendable {
     /// A descriptor to wait on and what to do when it is ready.
-    struct Source: Sendable {
+    package struct Source: Sendable {
         /// The descriptor.
-        var descriptor: Int32
+        package var descriptor: Int32
         /// `POLLIN`, `POLLPRI`, …
-        var events: Int16
+        package var events: Int16
         /// Called on the thread with `revents`.
-        var ready: @Sendable (Int16) -> Void
+        package var ready: @Sendable (Int16) -> Void
+
+        /// Creates a source.
+        package init(descriptor: Int32, events: Int16, ready: @escaping @Sendable (Int16) -> Void) {
+            self.descriptor = descriptor
+            self.events = events
+            self.ready = ready
+        }
     }
 
     /// What the thread runs: the current sources (re-read every round, so a watcher can add and
     /// drop descriptors), the timeout in milliseconds (-1 for none) and what to do on timeout
     /// and on a failed `poll`.
-    struct Body: Sendable {
-        var sources: @Sendable () -> [Source]
-        var timeout: @Sendable () -> Int32 = { -1 }
-        var timedOut: @Sendable () -> Void = {}
-        var failed: @Sendable (DeviceError) -> Void
+    package struct Body: Sendable {
+        package var sources: @Sendable () -> [Source]
+        package var timeout: @Sendable () -> Int32
+        package var timedOut: @Sendable () -> Void
+        package var failed: @Sendable (DeviceError) -> Void
+
+        /// Creates a body; by default with no timeout.
+        package init(
+            sources: @escaping @Sendable () -> [Source],
+            timeout: @escaping @Sendable () -> Int32 = { -1 },
+            timedOut: @escaping @Sendable () -> Void = {},
+            failed: @escaping @Sendable (DeviceError) -> Void
+        ) {
+            self.sources = sources
+            self.timeout = timeout
+            self.timedOut = timedOut
+            self.failed = failed
+        }
     }
 
     private struct State {
@@ -36,7 +56,7 @@ final class PollThread: Sendable {
 
     /// A thread for the watcher called `name`: its name in `ps -L` and `/proc/<pid>/task/*/comm`
     /// (at most 15 bytes) and in errors; not started.
-    init(name: String) throws(DeviceError) {
+    package init(name: String) throws(DeviceError) {
         self.name = name
         // A socket pair rather than an eventfd or pipe2 (Glibc's Swift module exports neither):
         // created close-on-exec atomically, so a child spawned meanwhile never inherits it.
@@ -53,7 +73,7 @@ final class PollThread: Sendable {
     }
 
     /// Starts the thread running `body` until ``stop()``.
-    func start(_ body: Body) throws(DeviceError) {
+    package func start(_ body: Body) throws(DeviceError) {
         let box = Unmanaged.passRetained(Runner(body: body, wake: wake, name: name)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(
@@ -74,7 +94,7 @@ final class PollThread: Sendable {
 
     /// Wakes the thread, waits for it to finish its round and end. Safe to call twice, and from
     /// any thread but its own (a watcher's callback must not stop its own watcher).
-    func stop() {
+    package func stop() {
         let thread: pthread_t? = state.withLock { state in
             defer { state.thread = nil }
             state.stopped = true

@@ -50,7 +50,12 @@ extension DaemonConnection {
         }
         guard case .exitProcess = configuration.terminationBehavior else { return }
         logger.notice("\(app): ended by backgroundd, exiting with status \(status)")
-        ProcessControl.exit(status)
+        // After the main-actor work the same push queued before it: the end's lifecycle change
+        // (`applicationWillTerminate(_:)`, `willTerminateNotification`) runs first, as on iOS,
+        // where the process ends when that callback returns. An app whose main actor never gets
+        // there is killed by the daemon (at once for a watchdog termination; after
+        // `DaemonEngine.willTerminateTimeLimit` when the daemon stops).
+        DispatchQueue.main.async { ProcessControl.exit(status) }
     }
 }
 

@@ -114,7 +114,10 @@ extension EmbeddedSystem {
         syncWakeup()
     }
 
-    static func exitStatus(for reason: TerminationReason) -> Int32 {
+    /// The exit status of a process whose app ended for `reason`: its own status for an exit,
+    /// ``watchdogExitStatus`` (70) for a watchdog termination, 143 for a force quit and 137 for
+    /// a reclaim (as if ended by SIGTERM's and SIGKILL's default actions).
+    package static func exitStatus(for reason: TerminationReason) -> Int32 {
         switch reason {
         case .exited(let status): return status
         case .watchdog: return watchdogExitStatus
@@ -127,7 +130,14 @@ extension EmbeddedSystem {
     private func finish(status: Int32, report: TerminationReport) {
         state.withLock { $0.reports.append(report) }
         if !report.isClean { publish(report) }
+        configuration.terminationObserver?(report)
         guard case .exitProcess = configuration.terminationBehavior else { return }
+        exitProcess(status: status)
+    }
+
+    /// Ends the process as ``TerminationBehavior/exitProcess`` does: writes what the store still
+    /// holds, logs the status and exits at once (see `ProcessControl.exit`).
+    package func exitProcess(status: Int32) -> Never {
         closeStore()
         configuration.logger.notice("\(app) exiting with status \(status)")
         ProcessControl.exit(status)

@@ -95,6 +95,11 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         /// process-wide ``BackgroundFault/hook``. Set it in tests that run in parallel, so each
         /// sees its own system's faults only.
         public var onFault: (@Sendable (BackgroundFault) -> Void)?
+        /// Called once the app has ended and its report has been published (printed, and written
+        /// to ``reportsDirectory``), before the process is ended under ``TerminationBehavior/exitProcess``:
+        /// for the service bridge, which must not let its group return before the report is
+        /// on disk (a top-level `main` that returns or throws ends the process mid-write).
+        package var terminationObserver: (@Sendable (TerminationReport) -> Void)?
 
         /// Creates a configuration.
         ///
