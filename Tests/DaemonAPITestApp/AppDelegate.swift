@@ -36,8 +36,10 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
             BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier, using: nil) { task in
                 Output.say("task \(task.identifier) launched")
                 task.expirationHandler = { Output.say("task \(task.identifier) expired") }
+                // Said before the call: once the task is completed the system may suspend (freeze)
+                // the app at once, before a line after it is written.
+                Output.say("task \(task.identifier) completing")
                 task.setTaskCompleted(success: true)
-                Output.say("task \(task.identifier) completed")
             }
         }
         Output.say("launched \(application.applicationState)")
