@@ -38,13 +38,18 @@ public struct ClientHello: Sendable, Hashable, Codable {
     /// connection broke): what it holds, so the daemon takes it over instead of starting afresh.
     public var declaration: AppDeclaration?
 
-    /// Creates a hello for this code's protocol version.
+    /// Creates a hello.
+    ///
+    /// - Parameter protocolVersion: The version to claim; nil (the default) for this code's,
+    ///   ``ProtocolCodec/version``, read when the hello is made (a default argument of
+    ///   `ProtocolCodec.version` itself was compiled into each caller, and a caller built before
+    ///   a version change went on claiming the old one).
     public init(
         role: ClientRole,
-        protocolVersion: Int = Int(ProtocolCodec.version),
+        protocolVersion: Int? = nil,
         declaration: AppDeclaration? = nil
     ) {
-        self.protocolVersion = protocolVersion
+        self.protocolVersion = protocolVersion ?? Int(ProtocolCodec.version)
         self.role = role
         self.declaration = declaration
     }

@@ -86,13 +86,15 @@ public enum SystemMessage: Sendable, Hashable, Codable {
 
 /// The protocol's byte form: 4 magic bytes (`BGX` and the version), then one ``WireValue``.
 ///
-/// Version 3 (version 2 had no background transfers; version 1 had no one-way events, queries,
-/// pushed grant state in the welcome or re-declaration in the hello). A reader refuses another version, bytes that are not a message, and anything over
+/// Version 4 (version 3 had no manifest reload, ``ControlRequest/reloadManifests``; version 2 no
+/// background transfers; version 1 no one-way events, queries, pushed grant state in the welcome
+/// or re-declaration in the hello). A reader refuses another version (a daemon answers it with
+/// ``versionRefusal(toClientSpeaking:)``), bytes that are not a message, and anything over
 /// its ``WireLimits`` with a ``WireError``; on a stream socket each message is one frame
 /// (``Frame``, ``FrameDecoder``).
 public enum ProtocolCodec {
     /// The version this code speaks.
-    public static let version: UInt8 = 3
+    public static let version: UInt8 = 4
     static let magic: [UInt8] = [0x42, 0x47, 0x58]  // "BGX"
 
     /// A message's bytes.

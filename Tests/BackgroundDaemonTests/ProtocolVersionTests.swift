@@ -27,7 +27,7 @@ struct ProtocolVersionTests {
         let message =
             "this backgroundd speaks protocol version \(ProtocolCodec.version), the client 2: use a client "
             + "(the app's BackgroundExecution, bgctl) built from the same release as the daemon"
-        // The form of versions 1 to 3 (a keyed enum case with one unlabelled payload).
+        // The form of versions 1 to 4 (a keyed enum case with one unlabelled payload).
         let expected = WireValue.keyed([
             (
                 key: "refused",
