@@ -198,6 +198,9 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
 
     /// The configuration the system was created with.
     public let configuration: Configuration
+
+    /// The configuration manifest's `UIApplicationSceneManifest`: present, the app is scene-based.
+    public var sceneManifest: SceneManifest? { configuration.manifest?.sceneManifest }
     let state: Mutex<State>
 
     /// The app this system serves.

@@ -30,9 +30,15 @@ extension UIApplication {
     /// welcomed the process in (active, for an app the daemon launched with `bgctl daemon open`),
     /// and the system's own word for the same changes arrives after it; that second word calls
     /// nothing (one `applicationDidBecomeActive(_:)` per activation).
+    ///
+    /// A scene-based app (``usesScenes``) gets the scene's callbacks and notification first
+    /// (``deliverSceneTransition(to:)``), then `UIApplication`'s notification, and not the app
+    /// delegate's four foreground and background methods; a launch into the foreground connects
+    /// its scene after `application(_:didFinishLaunchingWithOptions:)`.
     @MainActor
     package func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
         let center = NotificationCenter.default
+        let scenes = usesScenes
         switch (old, new) {
         case (.notRunning, .inactive), (.terminated, .inactive):
             // Delivered once: `main()` may have delivered it before the system's own word came.
@@ -41,18 +47,35 @@ extension UIApplication {
             deliveredState = .inactive
             _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
             center.post(name: Self.didFinishLaunchingNotification, object: self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+                center.post(name: Self.willEnterForegroundNotification, object: self)
+            }
         case (_, .active) where deliveredState == .active, (_, .inactive) where deliveredState == .inactive:
             return  // told already
         case (.inactive, .active):
-            delegate?.applicationDidBecomeActive(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundActive)
+            } else {
+                delegate?.applicationDidBecomeActive(self)
+            }
             center.post(name: Self.didBecomeActiveNotification, object: self)
         case (.active, .inactive):
-            delegate?.applicationWillResignActive(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+            } else {
+                delegate?.applicationWillResignActive(self)
+            }
             center.post(name: Self.willResignActiveNotification, object: self)
         case (.background, .inactive), (.suspended, .inactive):
-            delegate?.applicationWillEnterForeground(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+            } else {
+                delegate?.applicationWillEnterForeground(self)
+            }
             center.post(name: Self.willEnterForegroundNotification, object: self)
         case (_, .terminated(.exited)), (_, .terminated(.userForceQuit)):
+            if scenes { deliverSceneTransition(to: .unattached) }
             delegate?.applicationWillTerminate(self)
             center.post(name: Self.willTerminateNotification, object: self)
         default:
@@ -61,11 +84,17 @@ extension UIApplication {
         deliveredState = State(new)
     }
 
-    /// Calls `applicationDidEnterBackground(_:)` and posts `didEnterBackgroundNotification`.
+    /// Calls `applicationDidEnterBackground(_:)` (for a scene-based app, the scene's
+    /// `sceneDidEnterBackground(_:)` and `UIScene.didEnterBackgroundNotification` instead) and
+    /// posts `didEnterBackgroundNotification`. The system's five seconds (S3) cover the whole call.
     @MainActor
     package func deliverDidEnterBackground() {
         deliveredState = .background
-        delegate?.applicationDidEnterBackground(self)
+        if usesScenes {
+            deliverSceneTransition(to: .background)
+        } else {
+            delegate?.applicationDidEnterBackground(self)
+        }
         NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
     }
 

@@ -51,6 +51,16 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
         didReceiveRemoteNotification userInfo: [AnyHashable: Any],
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     )
+    /// A scene-based app is about to connect a scene: return the configuration to create it
+    /// from. By default, the session's own (from the manifest's `UISceneConfigurations`).
+    func application(
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration
+    /// The user closed scenes' sessions. Declared for source compatibility: sessions do not
+    /// outlive the process here, so it is not called.
+    func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>)
 }
 
 extension UIApplicationDelegate {
@@ -83,6 +93,14 @@ extension UIApplicationDelegate {
     ) {
         completionHandler(.noData)
     }
+    public func application(
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration {
+        connectingSceneSession.configuration
+    }
+    public func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>) {}
 }
 
 /// UIKit's base class for objects that handle events, here so that
