@@ -75,6 +75,9 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         /// is scene-based. The daemon does not send it: an app started from the environment
         /// (`UIApplication.shared`'s default) has none, so it runs without scenes.
         public var sceneManifest: SceneManifest?
+        /// What opens URLs for `UIApplication.open(_:options:completionHandler:)`; `nil` (the
+        /// default): the daemon opens none, and `open` completes with `false`.
+        public var urlOpener: URLOpener?
 
         /// Creates a configuration.
         public init(
@@ -139,6 +142,9 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     /// The configuration's `UIApplicationSceneManifest`: present, the app is scene-based.
     public var sceneManifest: SceneManifest? { configuration.sceneManifest }
+
+    /// The configuration's URL opener.
+    public var urlOpener: URLOpener? { configuration.urlOpener }
     /// The app this connection speaks for.
     public let app: AppID
     let state = Mutex(State())

@@ -125,6 +125,10 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// scene-based and its transitions reach its scene delegate (``UISceneDelegate``); `nil` (the
     /// default), they reach its app delegate. Read on the main actor when the app connects a scene.
     var sceneManifest: SceneManifest? { get }
+
+    /// What opens URLs for `UIApplication.open(_:options:completionHandler:)` and answers
+    /// `canOpenURL(_:)`; `nil` (the default): nothing opens URLs, `open` completes with `false`.
+    var urlOpener: URLOpener? { get }
 }
 
 extension SystemConnection {
@@ -133,6 +137,9 @@ extension SystemConnection {
 
     /// The default: an app without scenes.
     public var sceneManifest: SceneManifest? { nil }
+
+    /// The default: nothing opens URLs.
+    public var urlOpener: URLOpener? { nil }
 
     /// The default for connections that do not carry background modes yet: not held, logged.
     public func beginModeActivity(_ mode: BackgroundMode) -> Reply {

@@ -22,6 +22,32 @@ extension UIApplication {
     public static let backgroundRefreshStatusDidChangeNotification = Notification.Name(
         "UIApplicationBackgroundRefreshStatusDidChangeNotification"
     )
+    /// Posted when the app receives a memory warning from the system, after
+    /// `applicationDidReceiveMemoryWarning(_:)`. Declared only: nothing on Linux posts it yet
+    /// (the daemon's and the simulator's memory pressure reclaim apps without warning them first).
+    public static let didReceiveMemoryWarningNotification = Notification.Name(
+        "UIApplicationDidReceiveMemoryWarningNotification"
+    )
+    /// Posted on a significant change in time (midnight, a time-zone or daylight-saving change),
+    /// after `applicationSignificantTimeChange(_:)`. Declared only: nothing on Linux posts it.
+    public static let significantTimeChangeNotification = Notification.Name(
+        "UIApplicationSignificantTimeChangeNotification"
+    )
+    /// Posted shortly before the device locks and protected files become inaccessible, after
+    /// `applicationProtectedDataWillBecomeUnavailable(_:)`. Declared only: Linux has no data
+    /// protection classes, so nothing posts it.
+    public static let protectedDataWillBecomeUnavailableNotification = Notification.Name(
+        "UIApplicationProtectedDataWillBecomeUnavailable"
+    )
+    /// Posted when protected files become available again (the device unlocked), after
+    /// `applicationProtectedDataDidBecomeAvailable(_:)`. Declared only: nothing on Linux posts it.
+    public static let protectedDataDidBecomeAvailableNotification = Notification.Name(
+        "UIApplicationProtectedDataDidBecomeAvailable"
+    )
+    /// Posted when the user takes a screenshot. Declared only: nothing on Linux posts it.
+    public static let userDidTakeScreenshotNotification = Notification.Name(
+        "UIApplicationUserDidTakeScreenshotNotification"
+    )
 
     /// Posts the notification and calls the delegate method for a state change, on the main actor.
     ///
