@@ -11,6 +11,10 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
     var window: UIWindow?
     private var saveTask: UIBackgroundTaskIdentifier = .invalid
     private(set) var events: [String] = []
+    /// The app's application object. iOS code writes `UIApplication.shared`; here the app
+    /// delegate passes it through the session, because tests of other targets own `shared` in
+    /// this test process.
+    private var application: UIApplication?
 
     func scene(
         _ scene: UIScene,
@@ -18,14 +22,16 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
         options connectionOptions: UIScene.ConnectionOptions
     ) {
         guard let windowScene = scene as? UIWindowScene else { return }
+        application = session.userInfo?["application"] as? UIApplication
         window = UIWindow(windowScene: windowScene)
         events.append("connected \(scene.activationState)")
     }
 
     func sceneDidEnterBackground(_ scene: UIScene) {
-        saveTask = UIApplication.shared.beginBackgroundTask(withName: "SaveDrafts") {
-            self.finishSave()
-        }
+        saveTask =
+            application?.beginBackgroundTask(withName: "SaveDrafts") {
+                self.finishSave()
+            } ?? .invalid
         events.append("saving")
         Task { @MainActor in
             self.finishSave()
@@ -35,7 +41,7 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
     func finishSave() {
         guard saveTask != .invalid else { return }
         events.append("saved")
-        UIApplication.shared.endBackgroundTask(saveTask)
+        application?.endBackgroundTask(saveTask)
         saveTask = .invalid
     }
 }
@@ -46,14 +52,15 @@ final class SceneAppDelegate: UIResponder, UIApplicationDelegate {
         configurationForConnecting connectingSceneSession: UISceneSession,
         options: UIScene.ConnectionOptions
     ) -> UISceneConfiguration {
+        connectingSceneSession.userInfo = ["application": application]
         let configuration = UISceneConfiguration(name: nil, sessionRole: connectingSceneSession.role)
         configuration.delegateClass = SceneDelegate.self
         return configuration
     }
 }
 
-/// The only suite of this target that touches `UIApplication.shared`.
-@Suite("A scene delegate in the Swift 6 language mode", .serialized)
+/// Leaves `UIApplication.shared` alone: the seed fixtures' suite owns it in this test process.
+@Suite("A scene delegate in the Swift 6 language mode")
 @MainActor
 struct SceneDelegateSwift6Tests {
     @Test("delegateClass set in code: the scene delegate is created, connected, and its save ends the background task")
@@ -70,7 +77,7 @@ struct SceneDelegateSwift6Tests {
                 manifest: AppManifest(bundleIdentifier: "com.example.drafts", sceneManifest: SceneManifest())
             )
         )
-        let application = UIApplication.bootstrap(system)
+        let application = UIApplication(connection: system)
         let appDelegate = SceneAppDelegate()
         application.delegate = appDelegate
         ApplicationMain.deliverLaunch(application)
