@@ -34,6 +34,8 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
     private let tables = Mutex<RuntimeTables?>(RuntimeTables())
     /// The app's background sessions run on the simulator's virtual network.
     let transferService: (any TransferService)?
+    /// The installed manifest's `UIApplicationSceneManifest`: present, the app is scene-based.
+    let sceneManifest: SceneManifest?
 
     @MainActor init(app: AppID, serial: Int, simulator: Simulator) {
         self.app = app
@@ -41,6 +43,7 @@ final class SimulatedConnection: SystemConnection, RuntimeHost, AssertionRoutes.
         self.simulator = simulator
         self.inbox = simulator.inbox
         self.transferService = simulator.transferSimulation.service(for: app)
+        self.sceneManifest = simulator.installed.first { $0.id == app }?.manifest.sceneManifest
         self.tag = AssertionRoutes.newTag()
         let gpu = simulator.configuration.policy.scheduling.supportsBackgroundGPU
         view.withLock { $0.pushed.supportsBackgroundGPU = gpu }  // the policy's, for threads off the main actor

@@ -85,7 +85,7 @@ extension SocketPairLink {
     /// The app's side of this pair: a real `DaemonConnection` on the inherited end, as a process
     /// the daemon starts makes it (launch completed explicitly, terminations recorded). Its hello
     /// waits for the welcome, so it is made on a thread of its own, off the main actor.
-    func appConnection(_ app: AppID) async -> DaemonConnection {
+    func appConnection(_ app: AppID, sceneManifest: SceneManifest? = nil) async -> DaemonConnection {
         let descriptor = appDescriptor
         return await onDedicatedThread {
             DaemonConnection(
@@ -93,7 +93,8 @@ extension SocketPairLink {
                     app: app,
                     endpoint: .inherited(descriptor: descriptor),
                     launchCompletion: .explicit,
-                    terminationBehavior: .record
+                    terminationBehavior: .record,
+                    sceneManifest: sceneManifest
                 )
             )
         }

@@ -22,6 +22,19 @@ struct ExpiringActivityTests {
         #expect(names.all == [["Save draft"]])
     }
 
+    @Test("The assertion's origin (what a termination report names) is the caller's line, not the package's")
+    func originIsTheCaller() async {
+        let harness = ManualHarness()
+        let origins = Recorder<String>()
+        let system = harness.system
+        let line = #line + 1
+        ProcessInfo.processInfo.performExpiringActivity(withReason: "Upload", application: harness.application) { _ in
+            origins.append(system.assertions.map { "\($0.origin.fileID):\($0.origin.line)" }.joined())
+        }
+        #expect(await waitUntil { origins.all.count == 1 && system.assertions.isEmpty })
+        #expect(origins.all == ["BackgroundExecutionTests/ExpiringActivityTests.swift:\(line)"])
+    }
+
     @Test(
         "When time runs out the block is called again with expired == true, on another thread, while the first call still runs"
     )

@@ -1,5 +1,6 @@
 import BackgroundExecution
 import BackgroundTestSupport
+import Foundation
 import Logging
 import Testing
 
@@ -66,5 +67,76 @@ struct SeedFixtureTests {
         let task = UIApplication.shared.beginBackgroundTask(withName: "Awaited")
         await AwaitingEndFixture.finishUpload(task)
         #expect(system.assertions.isEmpty)
+    }
+}
+
+/// A scene-based app written from Xcode's template: the manifest names its scene delegate as an
+/// Xcode project's `Info.plist` does. In this suite: it owns `UIApplication.shared`.
+extension SeedFixtureTests {
+    @Test(
+        "The scene delegate from the manifest hears the transitions; its flush, begun in sceneDidEnterBackground, holds the app until the upload ends"
+    )
+    func sceneDelegateFlush() {
+        let clock = ManualClock()
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example.template</string>
+            <key>UIApplicationSceneManifest</key><dict>
+                <key>UIApplicationSupportsMultipleScenes</key><false/>
+                <key>UISceneConfigurations</key><dict>
+                    <key>UIWindowSceneSessionRoleApplication</key><array><dict>
+                        <key>UISceneConfigurationName</key><string>Default Configuration</string>
+                        <key>UISceneDelegateClassName</key><string>$(PRODUCT_MODULE_NAME).TemplateSceneDelegate</string>
+                    </dict></array>
+                </dict>
+            </dict>
+            </dict></plist>
+            """
+        let manifest = try? AppManifest(data: Data(plist.utf8))
+        #expect(manifest?.sceneManifest?.configurations.first?.name == "Default Configuration")
+        let system = EmbeddedSystem(
+            configuration: .init(
+                app: "com.example.template",
+                policy: .iOS,
+                clock: .manual(clock),
+                terminationBehavior: .record,
+                reportsDirectory: nil,
+                printsReportsToStandardError: false,
+                logger: Logger(label: "template", factory: { _ in SwiftLogNoOpLogHandler() }),
+                manifest: manifest
+            )
+        )
+        let application = UIApplication.bootstrap(system)
+        TemplateEvents.shared.recorded = []
+        let appDelegate = TemplateAppDelegate()
+        application.delegate = appDelegate
+        ApplicationMain.deliverLaunch(application)
+        clock.runPending()
+        let scene = application.connectedScenes.first
+        let sceneDelegate = scene?.delegate as? TemplateSceneDelegate
+        #expect(sceneDelegate?.window?.isKeyWindow == true)
+        #expect(application.supportsMultipleScenes == false)
+
+        system.moveToBackground()
+        clock.runPending()
+        #expect(system.assertions.map(\.name) == ["AnalyticsFlush"])
+        #expect(system.assertions.first?.origin.fileID == "SeedFixtureTests/TemplateSceneDelegate.swift")
+        clock.advance(by: .seconds(10))
+        #expect(system.lifecycleState == .background, "the flush holds the app")
+        TemplateEvents.shared.pendingUpload?()
+        clock.runPending()
+        #expect(system.assertions.isEmpty)
+        #expect(system.lifecycleState == .suspended)
+        system.moveToForeground()
+        clock.runPending()
+        #expect(
+            TemplateEvents.shared.recorded == [
+                "willConnectTo", "sceneWillEnterForeground", "sceneDidBecomeActive", "sceneWillResignActive",
+                "sceneDidEnterBackground", "sceneWillEnterForeground", "sceneDidBecomeActive",
+            ]
+        )
+        #expect(system.terminationReports.isEmpty)
+        #expect(appDelegate.discarded == 0)
     }
 }

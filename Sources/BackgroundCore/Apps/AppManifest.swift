@@ -46,6 +46,10 @@ public struct AppManifest: Sendable, Hashable, Codable {
         didSet { normalizeDeclaration() }
     }
 
+    /// `UIApplicationSceneManifest`: present for a scene-based app, whose transitions reach its
+    /// scene delegate instead of its app delegate; nil for an app without scenes.
+    public var sceneManifest: SceneManifest?
+
     /// Creates a manifest.
     ///
     /// `declaresTaskSchedulerIdentifiers` is true when given as true or when
@@ -62,11 +66,13 @@ public struct AppManifest: Sendable, Hashable, Codable {
         bundleIdentifier: AppID,
         permittedTaskIdentifiers: [String] = [],
         backgroundModes: Set<BackgroundMode> = [],
-        declaresTaskSchedulerIdentifiers: Bool = false
+        declaresTaskSchedulerIdentifiers: Bool = false,
+        sceneManifest: SceneManifest? = nil
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.permittedTaskIdentifiers = permittedTaskIdentifiers
         self.backgroundModes = backgroundModes
+        self.sceneManifest = sceneManifest
         self.declaresTaskSchedulerIdentifiers = declaresTaskSchedulerIdentifiers || !permittedTaskIdentifiers.isEmpty
     }
 
@@ -129,6 +135,7 @@ extension AppManifest {
         case bundleIdentifier = "CFBundleIdentifier"
         case permittedTaskIdentifiers = "BGTaskSchedulerPermittedIdentifiers"
         case backgroundModes = "UIBackgroundModes"
+        case sceneManifest = "UIApplicationSceneManifest"
     }
 
     /// Decodes a manifest from `Info.plist` keys, without checking their values.
@@ -145,7 +152,8 @@ extension AppManifest {
             bundleIdentifier: try container.decode(AppID.self, forKey: .bundleIdentifier),
             permittedTaskIdentifiers: identifiers ?? [],
             backgroundModes: Set(try container.decodeIfPresent([BackgroundMode].self, forKey: .backgroundModes) ?? []),
-            declaresTaskSchedulerIdentifiers: identifiers != nil
+            declaresTaskSchedulerIdentifiers: identifiers != nil,
+            sceneManifest: try container.decodeIfPresent(SceneManifest.self, forKey: .sceneManifest)
         )
     }
 
@@ -165,5 +173,6 @@ extension AppManifest {
         if !backgroundModes.isEmpty {
             try container.encode(backgroundModes.map(\.rawValue).sorted(), forKey: .backgroundModes)
         }
+        try container.encodeIfPresent(sceneManifest, forKey: .sceneManifest)
     }
 }

@@ -180,7 +180,11 @@ extension BackgroundSystem {
                 let wake = policy.backgroundWakeTimeLimit.formattedSeconds
                 explanation = "the launch or resume in the background did not finish within \(wake) s"
             default:
-                explanation = "applicationDidEnterBackground(_:) did not return within \(limit) s"
+                // A scene-based app hears of the move from its scene delegate (the same 5 s).
+                let callback =
+                    apps[index].manifest?.sceneManifest == nil
+                    ? "applicationDidEnterBackground(_:)" : "sceneDidEnterBackground(_:)"
+                explanation = "\(callback) did not return within \(limit) s"
             }
             end(index, reason: .watchdog(.watchdogTimeout), explanation: explanation, at: time, into: &effects)
         case .expirationStart:

@@ -71,6 +71,13 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
         /// or a begin denied here from the pushed state), in order, just before it is carried
         /// out, with the boot-clock instant: as ``EmbeddedSystem/Configuration/effectObserver``.
         public var effectObserver: (@Sendable (Instant, Effect) -> Void)?
+        /// The app's `UIApplicationSceneManifest` (``AppManifest/sceneManifest``): present, the app
+        /// is scene-based. The daemon does not send it: an app started from the environment
+        /// (`UIApplication.shared`'s default) has none, so it runs without scenes.
+        public var sceneManifest: SceneManifest?
+        /// What opens URLs for `UIApplication.open(_:options:completionHandler:)`; `nil` (the
+        /// default): the daemon opens none, and `open` completes with `false`.
+        public var urlOpener: URLOpener?
 
         /// Creates a configuration.
         public init(
@@ -84,7 +91,8 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             launchCompletion: EmbeddedSystem.LaunchCompletion = .firstMainActorTurn,
             terminationBehavior: EmbeddedSystem.TerminationBehavior = .exitProcess,
             logger: Logger = Logger(label: "background-execution.daemon"),
-            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil
+            effectObserver: (@Sendable (Instant, Effect) -> Void)? = nil,
+            sceneManifest: SceneManifest? = nil
         ) {
             self.app = app
             self.endpoint = endpoint
@@ -101,6 +109,7 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
             self.terminationBehavior = terminationBehavior
             self.logger = logger
             self.effectObserver = effectObserver
+            self.sceneManifest = sceneManifest
         }
     }
 
@@ -130,6 +139,12 @@ public final class DaemonConnection: SystemConnection, RuntimeHost {
 
     /// The configuration.
     public let configuration: Configuration
+
+    /// The configuration's `UIApplicationSceneManifest`: present, the app is scene-based.
+    public var sceneManifest: SceneManifest? { configuration.sceneManifest }
+
+    /// The configuration's URL opener.
+    public var urlOpener: URLOpener? { configuration.urlOpener }
     /// The app this connection speaks for.
     public let app: AppID
     let state = Mutex(State())

@@ -100,6 +100,9 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
         /// for the service bridge, which must not let its group return before the report is
         /// on disk (a top-level `main` that returns or throws ends the process mid-write).
         package var terminationObserver: (@Sendable (TerminationReport) -> Void)?
+        /// What opens URLs for `UIApplication.open(_:options:completionHandler:)`; `nil` (the
+        /// default): nothing does, and `open` completes with `false`.
+        public var urlOpener: URLOpener?
 
         /// Creates a configuration.
         ///
@@ -198,6 +201,12 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
 
     /// The configuration the system was created with.
     public let configuration: Configuration
+
+    /// The configuration manifest's `UIApplicationSceneManifest`: present, the app is scene-based.
+    public var sceneManifest: SceneManifest? { configuration.manifest?.sceneManifest }
+
+    /// The configuration's URL opener.
+    public var urlOpener: URLOpener? { configuration.urlOpener }
     let state: Mutex<State>
 
     /// The app this system serves.

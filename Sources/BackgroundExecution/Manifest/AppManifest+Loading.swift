@@ -37,7 +37,8 @@ extension AppManifest {
     /// Loads a manifest from property-list or JSON data.
     ///
     /// Keys read: `CFBundleIdentifier` (required), `BGTaskSchedulerPermittedIdentifiers` and
-    /// `UIBackgroundModes` (optional arrays of strings); other keys are ignored. Values that are
+    /// `UIBackgroundModes` (optional arrays of strings), `UIApplicationSceneManifest` (optional: a
+    /// scene-based app, ``SceneManifest``); other keys are ignored. Values that are
     /// legal but inconsistent (a permitted identifier without the `fetch` or `processing` mode)
     /// are not errors: see ``AppManifest/warnings()``.
     ///
@@ -84,7 +85,8 @@ extension AppManifest {
             bundleIdentifier: app,
             permittedTaskIdentifiers: identifiers ?? [],
             backgroundModes: try reader.backgroundModes(),
-            declaresTaskSchedulerIdentifiers: identifiers != nil
+            declaresTaskSchedulerIdentifiers: identifiers != nil,
+            sceneManifest: try reader.sceneManifest()
         )
     }
 

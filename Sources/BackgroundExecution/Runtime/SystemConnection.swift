@@ -120,11 +120,26 @@ public protocol SystemConnection: AnyObject, Sendable {
     /// brings its own (the simulator's virtual network); `nil` (the default) leaves it to
     /// ``URLSession/bootstrap(_:)``. Read from any thread.
     var transferService: (any TransferService)? { get }
+
+    /// The app's `UIApplicationSceneManifest` (``AppManifest/sceneManifest``): present, the app is
+    /// scene-based and its transitions reach its scene delegate (``UISceneDelegate``); `nil` (the
+    /// default), they reach its app delegate. Read on the main actor when the app connects a scene.
+    var sceneManifest: SceneManifest? { get }
+
+    /// What opens URLs for `UIApplication.open(_:options:completionHandler:)` and answers
+    /// `canOpenURL(_:)`; `nil` (the default): nothing opens URLs, `open` completes with `false`.
+    var urlOpener: URLOpener? { get }
 }
 
 extension SystemConnection {
     /// The default: background sessions use the service ``URLSession/bootstrap(_:)`` installed.
     public var transferService: (any TransferService)? { nil }
+
+    /// The default: an app without scenes.
+    public var sceneManifest: SceneManifest? { nil }
+
+    /// The default: nothing opens URLs.
+    public var urlOpener: URLOpener? { nil }
 
     /// The default for connections that do not carry background modes yet: not held, logged.
     public func beginModeActivity(_ mode: BackgroundMode) -> Reply {

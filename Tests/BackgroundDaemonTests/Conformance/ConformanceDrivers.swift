@@ -22,13 +22,15 @@ enum ConformanceTransport: String, CaseIterable, CustomTestStringConvertible, Se
 
     var testDescription: String { rawValue }
 
-    /// A driver for this transport, with the app installed (not launched yet).
+    /// A driver for this transport, with the app installed (not launched yet); `scenes` gives
+    /// the app ``ConformanceApp/sceneManifest``, so it is scene-based.
     @MainActor
-    func driver() throws -> any ConformanceDriver {
+    func driver(scenes: Bool = false) throws -> any ConformanceDriver {
+        let sceneManifest = scenes ? ConformanceApp.sceneManifest : nil
         switch self {
-        case .embedded: return EmbeddedDriver()
-        case .simulator: return SimulatorDriver()
-        case .daemon: return try DaemonDriver()
+        case .embedded: return EmbeddedDriver(sceneManifest: sceneManifest)
+        case .simulator: return SimulatorDriver(sceneManifest: sceneManifest)
+        case .daemon: return try DaemonDriver(sceneManifest: sceneManifest)
         }
     }
 }
@@ -42,6 +44,23 @@ enum ConformanceApp {
         permittedTaskIdentifiers: [refresh],
         backgroundModes: [.fetch, .processing, .audio, .remoteNotification]
     )
+    /// The `UIApplicationSceneManifest` of the scene cases: the template's, naming the test's
+    /// scene delegate class as `$(PRODUCT_MODULE_NAME).SceneDelegate` is named in an Xcode project.
+    static let sceneManifest = SceneManifest(
+        configurations: [
+            .init(
+                role: SceneManifest.windowApplicationRole,
+                name: "Default Configuration",
+                delegateClassName: "$(PRODUCT_MODULE_NAME).ConformanceSceneDelegate"
+            )
+        ]
+    )
+    /// The manifest with `sceneManifest`, or without.
+    static func manifest(sceneManifest: SceneManifest?) -> AppManifest {
+        var manifest = Self.manifest
+        manifest.sceneManifest = sceneManifest
+        return manifest
+    }
     /// A silent push's payload.
     static let silentPush = #"{"aps":{"content-available":1}}"#
 }
@@ -102,6 +121,114 @@ final class ConformanceDelegate: UIResponder, UIApplicationDelegate, @unchecked 
 
     /// Code a case runs in `applicationDidEnterBackground(_:)`, after it is recorded.
     var onEnterBackground: (@MainActor (UIApplication) -> Void)?
+
+    /// A scene-based app's template answer: a configuration named as the manifest's, whose
+    /// delegate class the system fills from the manifest. The session carries the log to the
+    /// scene delegate, which the system creates.
+    func application(
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration {
+        log.record("configurationForConnecting")
+        connectingSceneSession.userInfo = ["log": log]
+        return UISceneConfiguration(name: "Default Configuration", sessionRole: connectingSceneSession.role)
+    }
+}
+
+/// The scene delegate of the scene cases, as Xcode's template writes it; the system creates it
+/// from the manifest's `UISceneDelegateClassName`, with its `init()`.
+final class ConformanceSceneDelegate: UIResponder, UIWindowSceneDelegate {
+    var window: UIWindow?
+    private var log: CallLog?
+
+    func scene(
+        _ scene: UIScene,
+        willConnectTo session: UISceneSession,
+        options connectionOptions: UIScene.ConnectionOptions
+    ) {
+        guard let windowScene = (scene as? UIWindowScene) else { return }
+        window = UIWindow(windowScene: windowScene)
+        window?.makeKeyAndVisible()
+        log = session.userInfo?["log"] as? CallLog
+        log?.record("scene(_:willConnectTo:options:) \(scene.activationState)")
+    }
+
+    func sceneDidDisconnect(_ scene: UIScene) { log?.record("sceneDidDisconnect") }
+    func sceneDidBecomeActive(_ scene: UIScene) { log?.record("sceneDidBecomeActive \(scene.activationState)") }
+    func sceneWillResignActive(_ scene: UIScene) { log?.record("sceneWillResignActive \(scene.activationState)") }
+    func sceneWillEnterForeground(_ scene: UIScene) {
+        log?.record("sceneWillEnterForeground \(scene.activationState)")
+    }
+    func sceneDidEnterBackground(_ scene: UIScene) { log?.record("sceneDidEnterBackground \(scene.activationState)") }
+}
+
+/// An analytics SDK's lifecycle monitor: it observes the scene's and the application's
+/// notifications (it cannot know whether the app uses scenes) and flushes its queue under a
+/// background task when the app leaves the foreground.
+@MainActor
+final class LifecycleMonitor {
+    private let log: CallLog
+    private let application: UIApplication
+    private var observers: [any NSObjectProtocol] = []
+    private(set) var flush = UIBackgroundTaskIdentifier.invalid
+
+    init(log: CallLog, application: UIApplication) {
+        self.log = log
+        self.application = application
+        let scene = [
+            UIScene.willConnectNotification, UIScene.willEnterForegroundNotification, UIScene.didActivateNotification,
+            UIScene.willDeactivateNotification, UIScene.didEnterBackgroundNotification,
+            UIScene.didDisconnectNotification,
+        ]
+        let app = [
+            UIApplication.didFinishLaunchingNotification, UIApplication.willEnterForegroundNotification,
+            UIApplication.didBecomeActiveNotification, UIApplication.willResignActiveNotification,
+            UIApplication.didEnterBackgroundNotification,
+        ]
+        let center = NotificationCenter.default
+        for name in scene {
+            observers.append(
+                center.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+                    let object = UncheckedSendable(note.object)
+                    MainActor.assumeIsolated { self?.sceneNote(name, object: object.value) }
+                }
+            )
+        }
+        for name in app {
+            observers.append(
+                center.addObserver(forName: name, object: application, queue: nil) { [weak self] _ in
+                    MainActor.assumeIsolated { self?.appNote(name) }
+                }
+            )
+        }
+    }
+
+    isolated deinit {
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// A scene notification, if it is about this app's scene (the center is the process's).
+    private func sceneNote(_ name: Notification.Name, object: Any?) {
+        guard let scene = object as? UIScene, (scene.session.userInfo?["log"] as? CallLog) === log else { return }
+        log.record("note \(name.rawValue)")
+        if name == UIScene.didEnterBackgroundNotification {
+            flush = application.beginBackgroundTask(withName: "Flush") { [weak self] in self?.endFlush() }
+            log.record(flush == .invalid ? "Flush denied" : "Flush began")
+        }
+    }
+
+    private func appNote(_ name: Notification.Name) {
+        log.record("note \(name.rawValue)")
+    }
+
+    /// The upload finished (or its time ran out).
+    func endFlush() {
+        guard flush != .invalid else { return }
+        log.record("Flush ended")
+        application.endBackgroundTask(flush)
+        flush = .invalid
+    }
 }
 
 // MARK: Embedded
@@ -112,7 +239,7 @@ final class EmbeddedDriver: ConformanceDriver {
     let system: EmbeddedSystem
     private var app: UIApplication?
 
-    init() {
+    init(sceneManifest: SceneManifest?) {
         system = EmbeddedSystem(
             configuration: .init(
                 app: ConformanceApp.id,
@@ -121,7 +248,7 @@ final class EmbeddedDriver: ConformanceDriver {
                 terminationBehavior: .record,
                 printsReportsToStandardError: false,
                 logger: Logger(label: "conformance", factory: { _ in SwiftLogNoOpLogHandler() }),
-                manifest: ConformanceApp.manifest
+                manifest: ConformanceApp.manifest(sceneManifest: sceneManifest)
             )
         )
     }
@@ -164,8 +291,9 @@ final class SimulatorDriver: ConformanceDriver {
     private var delegate: ConformanceDelegate?
     private var launchCode: (@MainActor (UIApplication) -> Void)?
 
-    init() {
-        _ = simulator.install(ConformanceApp.id, manifest: ConformanceApp.manifest) { [unowned self] process in
+    init(sceneManifest: SceneManifest?) {
+        let manifest = ConformanceApp.manifest(sceneManifest: sceneManifest)
+        _ = simulator.install(ConformanceApp.id, manifest: manifest) { [unowned self] process in
             process.delegate = delegate
             launchCode?(process.application)
         }
@@ -215,9 +343,11 @@ final class DaemonDriver: ConformanceDriver {
     private var connection: DaemonConnection?
     private var app: UIApplication?
     private var delegate: ConformanceDelegate?
+    private let sceneManifest: SceneManifest?
 
-    init() throws {
+    init(sceneManifest: SceneManifest?) throws {
         fixture = try EngineFixture(modes: [ConformanceApp.id: [.audio, .remoteNotification]])
+        self.sceneManifest = sceneManifest
     }
 
     deinit {
@@ -233,7 +363,7 @@ final class DaemonDriver: ConformanceDriver {
             incarnation: Incarnation(rawValue: 1)
         )
         self.link = link
-        let connection = await link.appConnection(ConformanceApp.id)
+        let connection = await link.appConnection(ConformanceApp.id, sceneManifest: sceneManifest)
         self.connection = connection
         let application = UIApplication(connection: connection)
         application.delegate = delegate

@@ -223,6 +223,39 @@ struct ConformanceTests {
         )
         #expect(driver.reports.isEmpty)
     }
+    @Test(
+        "A scene-based app: the scene delegate from the manifest, then UIScene's notification, then UIApplication's; no app-delegate transition calls; a flush begun on didEnterBackground keeps the app running until it ends",
+        arguments: ConformanceTransport.allCases
+    )
+    func sceneLifecycleOrder(_ transport: ConformanceTransport) async throws {
+        let driver = try transport.driver(scenes: true)
+        let delegate = ConformanceDelegate()
+        var monitor: LifecycleMonitor?
+        await driver.launch(delegate) { application in
+            monitor = LifecycleMonitor(log: delegate.log, application: application)
+        }
+        let scenes = driver.application.connectedScenes
+        #expect(scenes.count == 1)
+        #expect(scenes.first is UIWindowScene)
+        #expect(scenes.first?.activationState == .foregroundActive)
+        #expect(scenes.first?.delegate is ConformanceSceneDelegate)
+        #expect((scenes.first?.delegate as? ConformanceSceneDelegate)?.window?.windowScene === scenes.first)
+        #expect(driver.application.openSessions.first?.configuration.delegateClass == ConformanceSceneDelegate.self)
+        await driver.home()
+        await driver.advance(by: .seconds(10))
+        #expect(driver.systemState == .background, "the flush holds a background task")
+        #expect(scenes.first?.activationState == .background)
+        monitor?.endFlush()
+        await driver.settle()
+        await driver.advance(by: .seconds(1))
+        #expect(driver.systemState == .suspended, "the flush ended: suspended")
+        await driver.open()
+        await driver.settle()
+        #expect(delegate.log.calls == ConformanceExpected.sceneLifecycle)
+        #expect(driver.systemState == .active)
+        #expect(driver.reports.isEmpty)
+        _ = monitor
+    }
 }
 
 /// The sequences cases expect, shared with the real-process cases (`RealProcessConformanceTests`).
@@ -230,6 +263,21 @@ enum ConformanceExpected {
     static let lifecycle = [
         "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "willEnterForeground",
         "didBecomeActive",
+    ]
+    /// A scene-based app's launch, Home and open, as iOS delivers them: the scene's callback, the
+    /// scene's notification, then the application's.
+    static let sceneLifecycle = [
+        "didFinishLaunching", "note UIApplicationDidFinishLaunchingNotification", "configurationForConnecting",
+        "scene(_:willConnectTo:options:) unattached", "note UISceneWillConnectNotification",
+        "sceneWillEnterForeground foregroundInactive", "note UISceneWillEnterForegroundNotification",
+        "note UIApplicationWillEnterForegroundNotification", "sceneDidBecomeActive foregroundActive",
+        "note UISceneDidActivateNotification", "note UIApplicationDidBecomeActiveNotification",
+        "sceneWillResignActive foregroundInactive", "note UISceneWillDeactivateNotification",
+        "note UIApplicationWillResignActiveNotification", "sceneDidEnterBackground background",
+        "note UISceneDidEnterBackgroundNotification", "Flush began", "note UIApplicationDidEnterBackgroundNotification",
+        "Flush ended", "sceneWillEnterForeground foregroundInactive", "note UISceneWillEnterForegroundNotification",
+        "note UIApplicationWillEnterForegroundNotification", "sceneDidBecomeActive foregroundActive",
+        "note UISceneDidActivateNotification", "note UIApplicationDidBecomeActiveNotification",
     ]
     static let watchdog = [
         "didFinishLaunching", "didBecomeActive", "Leak began", "willResignActive", "didEnterBackground",

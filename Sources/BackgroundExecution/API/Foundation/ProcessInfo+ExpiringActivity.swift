@@ -23,18 +23,57 @@ extension ProcessInfo {
     ///   - reason: What the activity does, for logs and reports; must not be empty (an empty
     ///     reason is a fault, through ``BackgroundFault/hook``).
     ///   - block: The work; called on a background thread.
+    ///   - fileID: The caller's file, recorded as the assertion's origin in termination reports
+    ///     (leave the default).
+    ///   - line: The caller's line (leave the default).
+    ///   - function: The caller's function (leave the default).
     @preconcurrency
-    public func performExpiringActivity(withReason reason: String, using block: @escaping @Sendable (Bool) -> Void) {
-        performExpiringActivity(withReason: reason, application: .shared, using: block)
+    public func performExpiringActivity(
+        withReason reason: String,
+        using block: @escaping @Sendable (Bool) -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        function: StaticString = #function
+    ) {
+        performExpiringActivity(
+            withReason: reason,
+            application: .shared,
+            using: block,
+            fileID: fileID,
+            line: line,
+            function: function
+        )
     }
 
-    /// ``performExpiringActivity(withReason:using:)`` against a given application's system, for
-    /// code that injects its `UIApplication` (and for tests on a ``ManualClock``).
+    /// Apple's exact signature, so an app's protocol that copies it is satisfied by
+    /// `extension ProcessInfo: ThatProtocol {}`. Calls through it cannot capture the caller's
+    /// source location; direct calls use the overload that does.
+    @_disfavoredOverload
+    @preconcurrency
+    public func performExpiringActivity(withReason reason: String, using block: @escaping @Sendable (Bool) -> Void) {
+        performExpiringActivity(
+            withReason: reason,
+            application: .shared,
+            using: block,
+            fileID: "<unknown>",
+            line: 0,
+            function: "<unknown>"
+        )
+    }
+
+    /// ``performExpiringActivity(withReason:using:fileID:line:function:)`` against a given
+    /// application's system, for code that injects its `UIApplication` (and for tests on a
+    /// ``ManualClock``). The caller's `#fileID`, `#line` and `#function` are the assertion's
+    /// origin, as ``UIApplication/beginBackgroundTask(withName:expirationHandler:fileID:line:function:)``
+    /// records them.
     @preconcurrency
     public func performExpiringActivity(
         withReason reason: String,
         application: UIApplication,
-        using block: @escaping @Sendable (Bool) -> Void
+        using block: @escaping @Sendable (Bool) -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        function: StaticString = #function
     ) {
         guard !reason.isEmpty else {
             application.connection.raise(
@@ -51,7 +90,13 @@ extension ProcessInfo {
         // is protected from the call on (an `applicationDidEnterBackground(_:)` that returns
         // at once is not suspended before the block starts), and a caller on the main actor
         // takes it at a deterministic instant in the simulator.
-        let id = application.beginBackgroundTask(withName: reason) { activity.expire() }
+        let id = application.beginBackgroundTask(
+            withName: reason,
+            expirationHandler: { activity.expire() },
+            fileID: fileID,
+            line: line,
+            function: function
+        )
         guard id != .invalid else { return }  // the system calls the handler: block(true) once
         DispatchQueue.global().async {
             block(false)

@@ -37,8 +37,3 @@ extension UIApplication {
         connection.setMinimumBackgroundFetchInterval(interval)
     }
 }
-
-/// UIKit's window, here only so that app delegates declaring `var window: UIWindow?` compile
-/// unchanged; it has no behaviour (there is no UI on Linux).
-@MainActor
-open class UIWindow: UIResponder {}

@@ -22,6 +22,32 @@ extension UIApplication {
     public static let backgroundRefreshStatusDidChangeNotification = Notification.Name(
         "UIApplicationBackgroundRefreshStatusDidChangeNotification"
     )
+    /// Posted when the app receives a memory warning from the system, after
+    /// `applicationDidReceiveMemoryWarning(_:)`. Declared only: nothing on Linux posts it yet
+    /// (the daemon's and the simulator's memory pressure reclaim apps without warning them first).
+    public static let didReceiveMemoryWarningNotification = Notification.Name(
+        "UIApplicationDidReceiveMemoryWarningNotification"
+    )
+    /// Posted on a significant change in time (midnight, a time-zone or daylight-saving change),
+    /// after `applicationSignificantTimeChange(_:)`. Declared only: nothing on Linux posts it.
+    public static let significantTimeChangeNotification = Notification.Name(
+        "UIApplicationSignificantTimeChangeNotification"
+    )
+    /// Posted shortly before the device locks and protected files become inaccessible, after
+    /// `applicationProtectedDataWillBecomeUnavailable(_:)`. Declared only: Linux has no data
+    /// protection classes, so nothing posts it.
+    public static let protectedDataWillBecomeUnavailableNotification = Notification.Name(
+        "UIApplicationProtectedDataWillBecomeUnavailable"
+    )
+    /// Posted when protected files become available again (the device unlocked), after
+    /// `applicationProtectedDataDidBecomeAvailable(_:)`. Declared only: nothing on Linux posts it.
+    public static let protectedDataDidBecomeAvailableNotification = Notification.Name(
+        "UIApplicationProtectedDataDidBecomeAvailable"
+    )
+    /// Posted when the user takes a screenshot. Declared only: nothing on Linux posts it.
+    public static let userDidTakeScreenshotNotification = Notification.Name(
+        "UIApplicationUserDidTakeScreenshotNotification"
+    )
 
     /// Posts the notification and calls the delegate method for a state change, on the main actor.
     ///
@@ -30,9 +56,15 @@ extension UIApplication {
     /// welcomed the process in (active, for an app the daemon launched with `bgctl daemon open`),
     /// and the system's own word for the same changes arrives after it; that second word calls
     /// nothing (one `applicationDidBecomeActive(_:)` per activation).
+    ///
+    /// A scene-based app (``usesScenes``) gets the scene's callbacks and notification first
+    /// (``deliverSceneTransition(to:)``), then `UIApplication`'s notification, and not the app
+    /// delegate's four foreground and background methods; a launch into the foreground connects
+    /// its scene after `application(_:didFinishLaunchingWithOptions:)`.
     @MainActor
     package func deliverTransition(from old: AppLifecycleState, to new: AppLifecycleState) {
         let center = NotificationCenter.default
+        let scenes = usesScenes
         switch (old, new) {
         case (.notRunning, .inactive), (.terminated, .inactive):
             // Delivered once: `main()` may have delivered it before the system's own word came.
@@ -41,18 +73,35 @@ extension UIApplication {
             deliveredState = .inactive
             _ = delegate?.application(self, didFinishLaunchingWithOptions: nil)
             center.post(name: Self.didFinishLaunchingNotification, object: self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+                center.post(name: Self.willEnterForegroundNotification, object: self)
+            }
         case (_, .active) where deliveredState == .active, (_, .inactive) where deliveredState == .inactive:
             return  // told already
         case (.inactive, .active):
-            delegate?.applicationDidBecomeActive(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundActive)
+            } else {
+                delegate?.applicationDidBecomeActive(self)
+            }
             center.post(name: Self.didBecomeActiveNotification, object: self)
         case (.active, .inactive):
-            delegate?.applicationWillResignActive(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+            } else {
+                delegate?.applicationWillResignActive(self)
+            }
             center.post(name: Self.willResignActiveNotification, object: self)
         case (.background, .inactive), (.suspended, .inactive):
-            delegate?.applicationWillEnterForeground(self)
+            if scenes {
+                deliverSceneTransition(to: .foregroundInactive)
+            } else {
+                delegate?.applicationWillEnterForeground(self)
+            }
             center.post(name: Self.willEnterForegroundNotification, object: self)
         case (_, .terminated(.exited)), (_, .terminated(.userForceQuit)):
+            if scenes { deliverSceneTransition(to: .unattached) }
             delegate?.applicationWillTerminate(self)
             center.post(name: Self.willTerminateNotification, object: self)
         default:
@@ -61,11 +110,17 @@ extension UIApplication {
         deliveredState = State(new)
     }
 
-    /// Calls `applicationDidEnterBackground(_:)` and posts `didEnterBackgroundNotification`.
+    /// Calls `applicationDidEnterBackground(_:)` (for a scene-based app, the scene's
+    /// `sceneDidEnterBackground(_:)` and `UIScene.didEnterBackgroundNotification` instead) and
+    /// posts `didEnterBackgroundNotification`. The system's five seconds (S3) cover the whole call.
     @MainActor
     package func deliverDidEnterBackground() {
         deliveredState = .background
-        delegate?.applicationDidEnterBackground(self)
+        if usesScenes {
+            deliverSceneTransition(to: .background)
+        } else {
+            delegate?.applicationDidEnterBackground(self)
+        }
         NotificationCenter.default.post(name: Self.didEnterBackgroundNotification, object: self)
     }
 

@@ -42,6 +42,10 @@ public final class UIApplication: Sendable {
     /// (``deliverTransition(from:to:)``).
     @MainActor var deliveredState: State?
 
+    /// The app's scenes and sessions (``connectedScenes``, ``openSessions``), when it is
+    /// scene-based.
+    @MainActor var sceneTable = SceneTable()
+
     /// Creates an application object connected to `connection`.
     ///
     /// - Parameter connection: The system that governs the app: ``EmbeddedSystem``, the daemon

@@ -88,7 +88,7 @@ package enum ApplicationMain {
     /// `applicationDidBecomeActive(_:)` when the app is active already (the system's own word
     /// for the same changes, arriving later, calls nothing again); a launch in the background
     /// calls only `application(_:didFinishLaunchingWithOptions:)`.
-    static func deliverLaunch(_ application: UIApplication) {
+    package static func deliverLaunch(_ application: UIApplication) {
         guard !application.hasFinishedLaunching else { return }
         let state = application.applicationState
         guard state != .background else { return application.deliverBackgroundWake() }

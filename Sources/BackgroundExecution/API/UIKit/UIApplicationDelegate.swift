@@ -51,6 +51,26 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
         didReceiveRemoteNotification userInfo: [AnyHashable: Any],
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     )
+    /// The system is low on memory: free what can be recreated. Declared only: nothing on Linux
+    /// calls it yet (see ``UIApplication/didReceiveMemoryWarningNotification``).
+    func applicationDidReceiveMemoryWarning(_ application: UIApplication)
+    /// The time changed significantly (midnight, time zone, daylight saving). Declared only:
+    /// nothing on Linux calls it.
+    func applicationSignificantTimeChange(_ application: UIApplication)
+    /// Protected files are about to become inaccessible. Declared only: nothing on Linux calls it.
+    func applicationProtectedDataWillBecomeUnavailable(_ application: UIApplication)
+    /// Protected files are available again. Declared only: nothing on Linux calls it.
+    func applicationProtectedDataDidBecomeAvailable(_ application: UIApplication)
+    /// A scene-based app is about to connect a scene: return the configuration to create it
+    /// from. By default, the session's own (from the manifest's `UISceneConfigurations`).
+    func application(
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration
+    /// The user closed scenes' sessions. Declared for source compatibility: sessions do not
+    /// outlive the process here, so it is not called.
+    func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>)
 }
 
 extension UIApplicationDelegate {
@@ -83,6 +103,18 @@ extension UIApplicationDelegate {
     ) {
         completionHandler(.noData)
     }
+    public func applicationDidReceiveMemoryWarning(_ application: UIApplication) {}
+    public func applicationSignificantTimeChange(_ application: UIApplication) {}
+    public func applicationProtectedDataWillBecomeUnavailable(_ application: UIApplication) {}
+    public func applicationProtectedDataDidBecomeAvailable(_ application: UIApplication) {}
+    public func application(
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration {
+        connectingSceneSession.configuration
+    }
+    public func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>) {}
 }
 
 /// UIKit's base class for objects that handle events, here so that
