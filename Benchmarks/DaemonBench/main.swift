@@ -18,6 +18,11 @@
 //       time from an app's last `endAssertion` (sent by a real app process, this executable in
 //       `frozen-app` mode) to `frozen 1` in its cgroup's cgroup.events, through the daemon's
 //       engine and process control (FrozenBench.swift), beside the process control's own freeze.
+//   swift run -c release DaemonBench restore [--transfers 2000] [--sessions 20] [--apps 1]
+//       a restart with that many stored transfers (downloads waiting for a date a day ahead, in
+//       that many sessions of each app, in a real SQLite store): the time from the engine made
+//       to every transfer restored (`DaemonEngine.runTransfers`), what backgroundd does before
+//       it serves.
 
 import BackgroundCore
 import BackgroundDaemon
@@ -267,5 +272,59 @@ case "memory": try memory()
 case "idle": try idle()
 case "frozen": try await frozen()
 case "frozen-app": frozenApp()
+case "restore": try restore()
 default: print("usage: DaemonBench latency|transport|memory|idle|frozen")
+}
+
+func restore() throws {
+    let total = option("--transfers", 2_000)
+    let sessions = option("--sessions", 20)
+    let appCount = option("--apps", 1)
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("daemonbench-restore-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    try FileManager.default.createDirectory(
+        atPath: state + "/containers",
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
+    let apps = (0..<appCount).map { index -> InstalledApp in
+        InstalledApp(
+            manifest: AppManifest(bundleIdentifier: AppID("bench.app\(index)"), backgroundModes: []),
+            launch: LaunchCommand(executable: "/usr/bin/true"),
+            file: "\(index).json"
+        )
+    }
+    let store = try BackgroundStore(path: state + "/store.sqlite")
+    let tomorrow = Date().timeIntervalSince1970 + 86_400
+    var rows: [TransferCheckpoint] = []
+    for index in 0..<total {
+        let app = apps[index % appCount].id
+        rows.append(
+            TransferCheckpoint(
+                app: app,
+                session: "\(app.bundleIdentifier).s\(index / appCount % sessions)",
+                task: index + 1,
+                kind: .download,
+                method: "GET",
+                url: "http://127.0.0.1:9/\(index)",
+                headers: [TransferHeader(name: "X-Request", value: String(repeating: "h", count: 1_000))],
+                earliestBeginUnixSeconds: tomorrow
+            )
+        )
+    }
+    try store.applyTransferChanges(saving: rows, removing: [])
+    let engine = try DaemonEngine(
+        configuration: .init(policy: .iOS, logger: quiet),
+        store: store,
+        apps: apps,
+        processes: UnmanagedProcesses()
+    )
+    let transfers = DaemonTransfers(configuration: .init(containers: state + "/containers", logger: quiet), store: store)
+    let clock = ContinuousClock()
+    let elapsed = clock.measure { engine.runTransfers(transfers) }
+    let restored = apps.reduce(0) { $0 + (transfers.transferStatus(of: $1.id)?.transfers.count ?? 0) }
+    print(
+        "restore: \(restored) of \(total) stored transfers (\(appCount) app(s), \(sessions) session(s) each) "
+            + "restored in \(elapsed)"
+    )
 }

@@ -57,14 +57,33 @@ extension BackgroundStore: TransferCheckpointStore {
     ///
     /// - Throws: ``StoreError`` with code `invalidRow` naming the row, or `readFailed`.
     public func transfers(of app: AppID) throws(StoreError) -> [TransferCheckpoint] {
+        try transferRows(
+            of: app,
+            sql: "SELECT * FROM transfers WHERE bundle_id = ? ORDER BY session, task",
+            arguments: [app.bundleIdentifier]
+        )
+    }
+
+    /// Reads the transfers of one session of an app, ordered by task; every row is validated.
+    /// Only that session's rows are read (the table's key starts with the app and the session),
+    /// so a restart that attaches every session reads each row once.
+    ///
+    /// - Throws: ``StoreError`` with code `invalidRow` naming the row, or `readFailed`.
+    public func transfers(of app: AppID, session: String) throws(StoreError) -> [TransferCheckpoint] {
+        try transferRows(
+            of: app,
+            sql: "SELECT * FROM transfers WHERE bundle_id = ? AND session = ? ORDER BY task",
+            arguments: [app.bundleIdentifier, session]
+        )
+    }
+
+    private func transferRows(
+        of app: AppID,
+        sql: String,
+        arguments: StatementArguments
+    ) throws(StoreError) -> [TransferCheckpoint] {
         let path = path
-        let rows = try read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM transfers WHERE bundle_id = ? ORDER BY session, task",
-                arguments: [app.bundleIdentifier]
-            )
-        }
+        let rows = try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
         return try rows.map { row throws(StoreError) in
             let stored = StoredRow(
                 row: row,
@@ -80,7 +99,7 @@ extension BackgroundStore: TransferCheckpointStore {
             guard (1...Int(Int32.max)).contains(task) else {
                 throw stored.invalid("task \(task) is not within 1...\(Int32.max)")
             }
-            let checkpoint: TransferCheckpoint
+            var checkpoint: TransferCheckpoint
             do {
                 checkpoint = try JSONDecoder().decode(
                     TransferCheckpoint.self,
@@ -96,6 +115,7 @@ extension BackgroundStore: TransferCheckpointStore {
             else {
                 throw stored.invalid("checkpoint_json names another transfer than its row")
             }
+            checkpoint.clampCounts()  // negative counts from a damaged row: lengths again
             return checkpoint
         }
     }

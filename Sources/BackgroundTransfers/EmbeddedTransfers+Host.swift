@@ -53,11 +53,29 @@ extension EmbeddedTransfers {
 }
 
 extension EmbeddedTransfers {
+    /// How often an attach looks for unused partial files: a file becomes one only after
+    /// `TransferResumeData.partialFileLifetime` (7 days), so looking more often finds nothing
+    /// more, while looking at every attach made a restart that attaches every session of an app
+    /// visit every partial file once per session (issue 25, finding 4).
+    static let partialFileSweepInterval: Duration = .seconds(3600)
+
+    /// ``removeUnusedPartialFiles()`` at the first attach, then at an attach at most once an hour.
+    func sweepPartialFilesIfDue() {
+        let now = now()
+        let due = state.withLock { state -> Bool in
+            if let last = state.partialFilesSweptAt, now - last < Self.partialFileSweepInterval { return false }
+            state.partialFilesSweptAt = now
+            return true
+        }
+        if due { removeUnusedPartialFiles() }
+    }
+
     /// Removes the partial files kept for resume data that no transfer of the app uses (running,
     /// waiting, or completed and not yet delivered, in this process or the store) and that were
     /// last written more than `TransferResumeData.partialFileLifetime` (7 days) ago. Resume data
-    /// naming a removed file is refused. Called whenever a session attaches; a host may call it
-    /// more often. Removes nothing when the stored transfers cannot be read.
+    /// naming a removed file is refused. Called at a session's attach (the first, then at most
+    /// once an hour: ``sweepPartialFilesIfDue()``); a host may call it more often. Removes
+    /// nothing when the stored transfers cannot be read.
     public func removeUnusedPartialFiles() {
         let lifetime = TransferResumeData.partialFileLifetime.components
         let cutoff = Date().timeIntervalSince1970 - Double(lifetime.seconds)

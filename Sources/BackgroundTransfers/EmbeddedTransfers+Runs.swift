@@ -12,6 +12,8 @@ struct ServiceState: Sendable {
     var queue: TransferQueue
     /// The wait for the queue's next timed condition (an `earliestBeginDate`, a relaunch delay).
     var wake: Task<Void, Never>?
+    /// When an attach last looked for unused partial files (``EmbeddedTransfers/removeUnusedPartialFiles()``).
+    var partialFilesSweptAt: Instant?
 }
 
 /// One attached session's transfers.
@@ -183,9 +185,9 @@ extension EmbeddedTransfers {
         guard let store = configuration.store else { return [] }
         checkpoints?.flush()
         do {
-            return try store.transfers(of: configuration.app).filter { $0.session == session }.sorted {
-                $0.task < $1.task
-            }
+            // The session's rows only: a restart attaches every session, and reading the app's
+            // every row at each made restoring cost rows × sessions (issue 25, finding 4).
+            return try store.transfers(of: configuration.app, session: session)
         } catch {
             configuration.logger.error("cannot read the stored transfers of \(session): \(error)")
             return []

@@ -113,7 +113,7 @@ public final class EmbeddedTransfers: TransferService {
         }
         for transfer in toStart { enqueue(transfer) }
         if !toStart.isEmpty { reschedule() }
-        removeUnusedPartialFiles()
+        sweepPartialFilesIfDue()
         if !toDeliver.isEmpty {
             Task { for transfer in toDeliver { self.deliverCompletion(transfer, resumeData: nil) } }
         }

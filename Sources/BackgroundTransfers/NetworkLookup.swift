@@ -65,3 +65,12 @@ enum NetworkLookup {
         }
     }
 }
+
+extension RedirectReach {
+    /// The rule with the system's lookups (kept here, with the lookups, so that the rule itself
+    /// needs no NIO and is fuzzed on its own: Fuzz/TransferResponses).
+    static let system = RedirectReach(
+        lookUp: { host, port in await NetworkLookup.addresses(of: host, port: port) },
+        ownAddresses: { NetworkLookup.ownAddresses() }
+    )
+}

@@ -32,12 +32,6 @@ struct RedirectReach: Sendable {
     /// This machine's own addresses (``NetworkLookup/ownAddresses()``).
     var ownAddresses: @Sendable () -> Set<IPAddress>
 
-    /// The rule with the system's lookups.
-    static let system = RedirectReach(
-        lookUp: { host, port in await NetworkLookup.addresses(of: host, port: port) },
-        ownAddresses: { NetworkLookup.ownAddresses() }
-    )
-
     /// What a redirect comes to.
     enum Decision: Sendable, Equatable {
         /// Follow it: the next request goes to this hop.

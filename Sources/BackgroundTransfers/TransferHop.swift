@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+import BackgroundCore
 import Foundation
 
 /// One request of a transfer: the URL it names (the app's, or a redirect's `Location`) and where
@@ -78,18 +78,19 @@ struct TransferHop: Sendable, Equatable {
         self.route = .named(nil)
     }
 
-    /// `request` as this hop sends it: to the pinned address with the name in `Host`, or as named.
-    func prepared(_ request: HTTPClientRequest) -> HTTPClientRequest {
-        var prepared = request
-        prepared.url = url
-        prepared.headers.remove(name: "Host")
-        guard case .pinned(let pinned) = route, let address else { return prepared }
-        prepared.url = Self.replacingAuthority(of: url, with: "\(pinned.urlHost):\(address.port)")
-        prepared.headers.replaceOrAdd(
-            name: "Host",
-            value: address.hasDefaultPort ? address.host : "\(address.host):\(address.port)"
-        )
-        return prepared
+    /// The statuses followed as redirects (RFC 9110 §15.4). `304 Not Modified` is an answer, and
+    /// `305 Use Proxy` is deprecated (RFC 7231 §6.4.5); URLSession follows neither.
+    static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
+
+    /// The absolute URL a response redirects to: a redirect status, a `Location` resolved against
+    /// the URL that answered, `http` or `https` (another scheme is not a redirect: the response
+    /// is the answer, as AsyncHTTPClient had it).
+    static func redirectTarget(status: UInt, location: String?, from url: String) -> String? {
+        guard redirectStatuses.contains(status), let location, let base = URL(string: url),
+            let target = URL(string: location, relativeTo: base)?.absoluteURL.absoluteString,
+            TransferURL.isAllowed(target)
+        else { return nil }
+        return target
     }
 
     /// `url` with what lies between `://` and the path (user information, host and port)

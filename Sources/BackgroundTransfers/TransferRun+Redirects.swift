@@ -11,10 +11,6 @@ extension TransferRun {
         var url: String
     }
 
-    /// The statuses followed as redirects (RFC 9110 §15.4). `304 Not Modified` is an answer, and
-    /// `305 Use Proxy` is deprecated (RFC 7231 §6.4.5); URLSession follows neither.
-    static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
-
     /// Sends `request` (the transfer's own URL) and follows its redirects one at a time, each
     /// checked by the reach rule before anything is sent to it (``RedirectReach``). The HTTP client
     /// follows none itself (`.disallow`): it could not be asked where a redirect leads before it
@@ -76,17 +72,13 @@ extension TransferRun {
         }
     }
 
-    /// The absolute URL a response redirects to: a redirect status, a `Location` resolved against
-    /// the URL that answered, `http` or `https` (another scheme is not a redirect: the response
-    /// is the answer, as AsyncHTTPClient had it).
+    /// The absolute URL a response redirects to (``TransferHop/redirectTarget(status:location:from:)``).
     static func redirectTarget(of response: HTTPClientResponse, from url: String) -> String? {
-        guard redirectStatuses.contains(response.status.code),
-            let location = response.headers.first(name: "Location"),
-            let base = URL(string: url),
-            let target = URL(string: location, relativeTo: base)?.absoluteURL.absoluteString,
-            TransferURL.isAllowed(target)
-        else { return nil }
-        return target
+        TransferHop.redirectTarget(
+            status: response.status.code,
+            location: response.headers.first(name: "Location"),
+            from: url
+        )
     }
 
     /// The request that follows a redirect to `target`, or `nil` when it would have to send a
@@ -118,5 +110,21 @@ extension TransferRun {
     static func sameOrigin(_ first: String, _ second: String) -> Bool {
         guard let one = URL(string: first), let other = URL(string: second) else { return false }
         return one.scheme == other.scheme && one.host == other.host && one.port == other.port
+    }
+}
+
+extension TransferHop {
+    /// `request` as this hop sends it: to the pinned address with the name in `Host`, or as named.
+    func prepared(_ request: HTTPClientRequest) -> HTTPClientRequest {
+        var prepared = request
+        prepared.url = url
+        prepared.headers.remove(name: "Host")
+        guard case .pinned(let pinned) = route, let address else { return prepared }
+        prepared.url = Self.replacingAuthority(of: url, with: "\(pinned.urlHost):\(address.port)")
+        prepared.headers.replaceOrAdd(
+            name: "Host",
+            value: address.hasDefaultPort ? address.host : "\(address.host):\(address.port)"
+        )
+        return prepared
     }
 }

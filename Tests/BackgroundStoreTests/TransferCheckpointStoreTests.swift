@@ -61,4 +61,29 @@ struct TransferCheckpointStoreTests {
         let error = try #require(throws: StoreError.self) { try store.transfers(of: Self.app) }
         #expect(error.code == .invalidRow)
     }
+
+    @Test("negative counts in a stored row come back as lengths: nothing held, the length unknown")
+    func negativeCounts() throws {
+        let store = try BackgroundStore.inMemory()
+        var damaged = Self.checkpoint(task: 1, bytes: -5)
+        damaged.expectedLength = -1
+        try store.saveTransfer(damaged)
+        let restored = try #require(try store.transfers(of: Self.app).first)
+        #expect(restored.bytesDone == 0 && restored.expectedLength == nil)
+        #expect(try store.transfers(of: Self.app, session: "downloads") == [restored])
+    }
+
+    @Test("one session's transfers are read alone, ordered by task")
+    func oneSession() throws {
+        let store = try BackgroundStore.inMemory()
+        var other = Self.checkpoint(task: 1)
+        other.session = "uploads"
+        try store.applyTransferChanges(
+            saving: [Self.checkpoint(task: 3), other, Self.checkpoint(task: 2)],
+            removing: []
+        )
+        #expect(try store.transfers(of: Self.app, session: "downloads").map(\.task) == [2, 3])
+        #expect(try store.transfers(of: Self.app, session: "uploads") == [other])
+        #expect(try store.transfers(of: Self.app, session: "none").isEmpty)
+    }
 }

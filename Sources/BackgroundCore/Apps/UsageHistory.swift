@@ -122,13 +122,36 @@ public struct RuntimeBudget: Sendable, Hashable, Codable {
     public func availableAgain(_ needed: Duration, after now: Instant, capacity: Duration) -> Instant {
         let current = available(at: now, capacity: capacity)
         guard current < needed else { return now }
+        // The budget refills up to its capacity only: more than that never comes.
+        guard needed <= capacity else { return .distantFuture }
+        // A budget computed later than `now` (restored from a store written while the wall clock
+        // was ahead) refills only from then on; counting from `now` made the search below step
+        // a millisecond at a time up to that moment, years of steps (issue 25: a stall the
+        // stored-rows fuzz target found).
+        let start = max(now, updatedAt)
         // A budget restored from a store is untrusted: one so far below zero (or a capacity of
         // zero) that it refills in no conceivable time is "never", not a trap below.
-        let days = (needed - current) / capacity
+        let days = (needed - available(at: start, capacity: capacity)) / capacity
         guard days.isFinite, days < 1e6 else { return .distantFuture }
-        let exact = (now + .seconds(86_400) * days).offset
+        let exact = (start + .seconds(86_400) * days).offset
         var candidate = Instant(offset: .milliseconds(Int64((exact / .milliseconds(1)).rounded())))
-        while available(at: candidate, capacity: capacity) < needed { candidate += .milliseconds(1) }
-        return candidate
+        // The refill is computed in floating point: a few steps at most; bounded, so that no
+        // value can make it spin.
+        for _ in 0..<Self.maximumRoundingSteps {
+            if available(at: candidate, capacity: capacity) >= needed { return candidate }
+            candidate += .milliseconds(1)
+        }
+        return .distantFuture
+    }
+
+    /// The most millisecond steps ``availableAgain(_:after:capacity:)`` takes past the computed
+    /// refill time, to absorb the floating point's rounding.
+    static let maximumRoundingSteps = 1_000
+
+    /// The budget as restored from a store at `now`: one computed later than `now` (a store
+    /// written while the wall clock was ahead, then set back) counts as computed now, so that it
+    /// refills from now and not from a time that has not come. A stored value is input (issue 25).
+    public func restored(at now: Instant) -> RuntimeBudget {
+        updatedAt <= now ? self : RuntimeBudget(available: available, updatedAt: now)
     }
 }

@@ -10,7 +10,8 @@ extension BackgroundSystem {
             // An app in the foreground now was opened by the user, which clears the flag (S10).
             apps[index].forceQuit = state.forceQuit && !apps[index].state.isForeground
             apps[index].refreshSwitch = state.refreshSwitch
-            apps[index].runtimeBudget = state.runtimeBudget
+            // Stored values are input: a budget computed later than now counts as computed now.
+            apps[index].runtimeBudget = state.runtimeBudget.restored(at: now)
             apps[index].lastBackgroundRunAt = state.lastBackgroundRunAt
             apps[index].fetchInterval = state.fetchInterval
             apps[index].lastFetchAt = state.lastFetchAt

@@ -195,3 +195,19 @@ public struct TransferOutcome: Sendable, Hashable, Codable {
         self.responseBody = responseBody
     }
 }
+
+extension TransferCheckpoint {
+    /// Makes the counts lengths, as a checkpoint read back from a store must have them (a stored
+    /// row is input, issue 25): a negative ``bytesDone`` becomes 0 (nothing is held: a download
+    /// starts over, an upload is sent again) and a negative ``expectedLength`` unknown. The engine
+    /// never writes either, so only a damaged or edited row changes.
+    ///
+    /// ```swift
+    /// var stored = checkpoint             // bytesDone -5, expectedLength -1 in the row
+    /// stored.clampCounts()                // bytesDone 0, expectedLength nil
+    /// ```
+    public mutating func clampCounts() {
+        if bytesDone < 0 { bytesDone = 0 }
+        if let length = expectedLength, length < 0 { expectedLength = nil }
+    }
+}

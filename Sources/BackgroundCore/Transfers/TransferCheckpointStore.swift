@@ -14,6 +14,13 @@ public protocol TransferCheckpointStore: Sendable {
     /// - Throws: The store's error if it cannot be read; never an empty list instead.
     func transfers(of app: AppID) throws -> [TransferCheckpoint]
 
+    /// Reads the transfers of one session of an app, ordered by task: what a session's attach
+    /// restores. A store that can select them reads only that session's rows, so that attaching
+    /// every session of an app at a restart reads each row once, not once per session.
+    ///
+    /// - Throws: The store's error if it cannot be read; never an empty list instead.
+    func transfers(of app: AppID, session: String) throws -> [TransferCheckpoint]
+
     /// Forgets a transfer (its events were delivered, or it was cancelled).
     ///
     /// - Throws: The store's error.
@@ -28,6 +35,11 @@ public protocol TransferCheckpointStore: Sendable {
 }
 
 extension TransferCheckpointStore {
+    /// The default: every transfer of the app, those of other sessions left out.
+    public func transfers(of app: AppID, session: String) throws -> [TransferCheckpoint] {
+        try transfers(of: app).filter { $0.session == session }.sorted { $0.task < $1.task }
+    }
+
     /// The default: row by row, saves first.
     public func applyTransferChanges(saving: [TransferCheckpoint], removing: [TransferKey]) throws {
         for checkpoint in saving { try saveTransfer(checkpoint) }
