@@ -21,13 +21,20 @@ extension DaemonTransfers {
     /// or resumed when its relaunch delay allows (``TransferEventWakes``: once; a later
     /// completion joins the same wake), on the engine's clock.
     func eventsWaiting(_ app: AppID, session: String) {
-        guard let engine, let entry = apps.withLock({ $0[app] }) else { return }
-        let relaunchAt = entry.engine.relaunchDelay().map { engine.now + $0 }
+        guard let engine, apps.withLock({ $0[app] }) != nil else { return }
+        let relaunchAt = relaunchTime(of: app)
         if relaunchAt == nil {
             logger.info("\(app): transfer events wait until the user opens the app (force quit)")
         }
         wakes.withLock { $0.eventsWaiting(app, session: session, relaunchAt: relaunchAt) }
         engine.rearmWakeup()
+    }
+
+    /// When the app may be launched or resumed for its events, on the engine's clock (its
+    /// relaunch delay from now); nil after a force quit.
+    private func relaunchTime(of app: AppID) -> Instant? {
+        guard let engine else { return nil }
+        return apps.withLock { $0[app] }?.engine.relaunchDelay().map { engine.now + $0 }
     }
 
     /// The earliest instant, on the engine's clock, at which an app is to be woken for its
@@ -55,7 +62,7 @@ extension DaemonTransfers {
             case .wake(let app, let sessions, let launching):
                 // The wake is recorded before the launch or the thaw: its return may come back at once.
                 guard engine.wakeForTransfers(app, launching: launching) else {
-                    wakes.withLock { $0.processEnded(app, relaunchAt: nil) }
+                    wakes.withLock { $0.wakeCutShort(app) }
                     logger.notice("\(app): could not be launched or resumed for its transfer events")
                     continue
                 }
@@ -144,9 +151,7 @@ extension DaemonTransfers {
                 return !session.ready.isEmpty && session.options.sendsLaunchEvents
             }
         }
-        let relaunchAt = engine.flatMap { engine in
-            apps.withLock { $0[app] }?.engine.relaunchDelay().map { engine.now + $0 }
-        }
+        let relaunchAt = relaunchTime(of: app)
         wakes.withLock { wakes in
             for session in waiting { wakes.eventsWaiting(app, session: session, relaunchAt: relaunchAt) }
             wakes.processEnded(app, relaunchAt: relaunchAt)

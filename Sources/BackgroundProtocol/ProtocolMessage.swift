@@ -143,14 +143,21 @@ public enum ProtocolCodec {
         return refusal
     }
 
+    /// A daemon's answer as a client reads it: a message of this version, or the refusal of a
+    /// daemon of another release (``refusalOfAnyVersion(_:)``).
+    public static func decodeAnswer(from bytes: [UInt8]) throws -> DaemonResponse {
+        if let refusal = refusalOfAnyVersion(bytes) { return .refused(refusal) }
+        return try decode(DaemonResponse.self, from: bytes)
+    }
+
     /// The message in `bytes`, checked against `limits`.
     public static func decode<Message: Decodable>(
         _ type: Message.Type,
         from bytes: [UInt8],
         limits: WireLimits = .standard
     ) throws -> Message {
-        guard bytes.count >= 4, Array(bytes[0..<3]) == magic else { throw WireError.notAMessage }
-        guard bytes[3] == version else { throw WireError.unsupportedVersion(bytes[3]) }
+        guard let theirs = Self.version(of: bytes) else { throw WireError.notAMessage }
+        guard theirs == version else { throw WireError.unsupportedVersion(theirs) }
         let value = try WireValue.read(Array(bytes[4...]), limits: limits)
         do {
             return try WireDecoder().decode(type, from: value)

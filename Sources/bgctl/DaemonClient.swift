@@ -90,8 +90,7 @@ final class DaemonClient {
         while true {
             do {
                 if let payload = try decoder.nextFrame() {
-                    if let refusal = ProtocolCodec.refusalOfAnyVersion(payload) { return .refused(refusal) }
-                    return try ProtocolCodec.decode(DaemonResponse.self, from: payload)
+                    return try ProtocolCodec.decodeAnswer(from: payload)
                 }
             } catch {
                 throw CommandFailure(.badInput, "backgroundd", "a malformed answer: \(error)")

@@ -115,28 +115,3 @@ struct ProtocolVersionTests {
         #expect(result.error.contains("same release"))
     }
 }
-
-extension SocketClient {
-    /// The next frame's payload, undecoded; nil when the daemon closed the connection.
-    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
-    func receivePayload() throws -> [UInt8]? {
-        var header: [UInt8] = []
-        while header.count < Frame.headerSize {
-            var byte: UInt8 = 0
-            let count = Glibc.read(descriptor, &byte, 1)
-            if count <= 0 { return nil }
-            header.append(byte)
-        }
-        let length = header.reduce(0) { $0 << 8 | Int($1) }
-        var payload = [UInt8](repeating: 0, count: length)
-        var filled = 0
-        while filled < length {
-            let count = payload.withUnsafeMutableBytes {
-                Glibc.read(descriptor, $0.baseAddress! + filled, length - filled)
-            }
-            if count <= 0 { return nil }
-            filled += count
-        }
-        return payload
-    }
-}

@@ -25,10 +25,15 @@ final class SocketClient {
     /// The next response; nil when the daemon closed the connection.
     @available(*, noasync, message: "blocks its thread: call it in an onThread body")
     func receive() throws -> DaemonResponse? {
+        try receivePayload().map { try ProtocolCodec.decode(DaemonResponse.self, from: $0) }
+    }
+
+    /// The next frame's payload, undecoded; nil when the daemon closed the connection.
+    @available(*, noasync, message: "blocks its thread: call it in an onThread body")
+    func receivePayload() throws -> [UInt8]? {
         guard let header = try read(Frame.headerSize) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
-        guard let payload = try read(length) else { return nil }
-        return try ProtocolCodec.decode(DaemonResponse.self, from: payload)
+        return try read(length)
     }
 
     /// Reads until the daemon closes the connection; true if it did within the timeout.

@@ -80,6 +80,9 @@ final class RecordingDownloader: NSObject, URLSessionDownloadDelegate, @unchecke
 final class DownloadingAppDelegate: NSObject, UIApplicationDelegate {
     let downloader: RecordingDownloader
     var onEnterBackground: (() -> Void)?
+    /// Whether the completion handler is kept for `urlSessionDidFinishEvents` to call (an app
+    /// that forgets it: false).
+    var keepsCompletionHandler = true
 
     init(_ downloader: RecordingDownloader) { self.downloader = downloader }
 
@@ -89,7 +92,7 @@ final class DownloadingAppDelegate: NSObject, UIApplicationDelegate {
         completionHandler: @escaping () -> Void
     ) {
         downloader.log.append("handleEventsForBackgroundURLSession \(identifier)")
-        downloader.handlers.append(completionHandler)
+        if keepsCompletionHandler { downloader.handlers.append(completionHandler) }
     }
 
     func applicationDidEnterBackground(_ application: UIApplication) {
@@ -211,21 +214,6 @@ struct SimulatedTransferTests {
         #expect(simulator.violations.isEmpty, "\(simulator.violations)")
     }
 
-    /// An app delegate that hears `handleEvents` and never calls its completion handler.
-    @MainActor
-    final class ForgetfulAppDelegate: NSObject, UIApplicationDelegate {
-        let downloader: RecordingDownloader
-        init(_ downloader: RecordingDownloader) { self.downloader = downloader }
-
-        func application(
-            _ application: UIApplication,
-            handleEventsForBackgroundURLSession identifier: String,
-            completionHandler: @escaping () -> Void
-        ) {
-            downloader.log.append("handleEventsForBackgroundURLSession \(identifier)")
-        }
-    }
-
     @Test(
         "An app that never calls the completion handler is let go 15 s after it was resumed, as under backgroundd (the core's TransferEventWakes)"
     )
@@ -235,7 +223,9 @@ struct SimulatedTransferTests {
         let recorder = Seen<RecordingDownloader>()
         let app = simulator.install("com.example.reader") { process in
             let downloader = RecordingDownloader()
-            process.delegate = ForgetfulAppDelegate(downloader)
+            let delegate = DownloadingAppDelegate(downloader)
+            delegate.keepsCompletionHandler = false
+            process.delegate = delegate
             process.keep(downloader)
             recorder.append(downloader)
         }

@@ -85,10 +85,7 @@ final class DaemonSocket: Sendable {
         while true {
             do {
                 if let payload = try decoder.nextFrame() {
-                    // A daemon of another release refuses in this client's version; one that
-                    // does not is read for the refusal every version can decode.
-                    if let refusal = ProtocolCodec.refusalOfAnyVersion(payload) { return .refused(refusal) }
-                    return try ProtocolCodec.decode(DaemonResponse.self, from: payload)
+                    return try ProtocolCodec.decodeAnswer(from: payload)
                 }
             } catch {
                 throw .malformed("\(error)")
