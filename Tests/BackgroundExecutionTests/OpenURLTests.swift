@@ -19,7 +19,10 @@ struct OpenURLTests {
         return UIApplication(connection: EmbeddedSystem(configuration: configuration))
     }
 
+    /// On the main actor, as an app calls it: "after it returns" is only ordered for a caller on
+    /// the main thread (from another thread, the main actor may run the completion first).
     @Test("Without an opener: canOpenURL is false and open completes with false, on the main actor, after it returns")
+    @MainActor
     func noOpener() async throws {
         let application = Self.application(opener: nil)
         let settings = try #require(URL(string: UIApplication.openSettingsURLString))
