@@ -8,7 +8,8 @@
 // The input is a sequence of records: two bytes of length (big-endian), then that many bytes of a
 // message's wire value (the codec's magic and version are added here, so the fuzzer spends no
 // time finding them). Properties beyond "no crash, no leak, no trap": the system's invariants
-// hold after every message, and every instant it schedules lies on the timeline.
+// hold after every message, every instant it schedules lies on the timeline, and the hand-written
+// path for a begin+end pair's frames (HotMessages) agrees with the generic codec on every input.
 
 let app: AppID = "a"
 let manifest = AppManifest(
@@ -26,6 +27,25 @@ func launchedSystem() -> BackgroundSystem {
         _ = try? system.handle(event, at: .zero)
     }
     return system
+}
+
+/// The hand-written path for a begin+end pair's frames (`HotMessages`) against the generic one:
+/// what it reads by hand, the generic decoder reads the same; what it writes, the generic encoder
+/// writes byte for byte.
+func checkHotMessages(_ request: DaemonRequest, _ payload: [UInt8], _ limits: WireLimits) {
+    if let hot = HotMessages.decode(payload, limits: limits) {
+        let generic = try? ProtocolCodec.genericDecode(DaemonRequest.self, from: payload, limits: limits)
+        precondition(
+            hot == generic && hot == request,
+            "the hot path read \(hot), the generic one \(String(describing: generic))"
+        )
+    }
+    if let bytes = HotMessages.encode(request) {
+        precondition(
+            bytes == (try? ProtocolCodec.genericEncode(request)),
+            "the hot path wrote other bytes for \(request)"
+        )
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -49,6 +69,7 @@ public func fuzzAppEvents(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let request = try? ProtocolCodec.decode(DaemonRequest.self, from: payload, limits: limits) else {
             continue
         }
+        checkHotMessages(request, payload, limits)
         switch request {
         case .app(.event(let event)), .app(.oneWay(let event)):
             guard event.appCallSubject == app else { continue }  // the daemon refuses it

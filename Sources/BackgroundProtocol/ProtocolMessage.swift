@@ -99,15 +99,34 @@ public enum ProtocolCodec {
 
     /// A message's bytes.
     public static func encode<Message: Encodable>(_ message: Message) throws -> [UInt8] {
+        try genericEncode(message)
+    }
+
+    /// A message's bytes through `Codable` (``WireEncoder``): every message's form.
+    static func genericEncode<Message: Encodable>(_ message: Message) throws -> [UInt8] {
         var bytes = magic + [version]
         try WireEncoder().encode(message).write(into: &bytes)
         return bytes
     }
 
+    /// A request's bytes: a begin or an end by hand (``HotMessages``), the same bytes as the
+    /// generic path, which writes every other request.
+    public static func encode(_ request: DaemonRequest) throws -> [UInt8] {
+        if let bytes = HotMessages.encode(request) { return bytes }
+        return try genericEncode(request)
+    }
+
+    /// A response's bytes: a granted begin by hand (``HotMessages``), the same bytes as the
+    /// generic path, which writes every other response.
+    public static func encode(_ response: DaemonResponse) throws -> [UInt8] {
+        if let bytes = HotMessages.encode(response) { return bytes }
+        return try genericEncode(response)
+    }
+
     /// The version a message says it is in (its fourth byte), or nil for bytes that are not a
     /// message of this protocol.
     public static func version(of bytes: [UInt8]) -> UInt8? {
-        guard bytes.count >= 4, Array(bytes[0..<3]) == magic else { return nil }
+        guard bytes.count >= 4, bytes[0] == magic[0], bytes[1] == magic[1], bytes[2] == magic[2] else { return nil }
         return bytes[3]
     }
 
@@ -155,6 +174,42 @@ public enum ProtocolCodec {
         _ type: Message.Type,
         from bytes: [UInt8],
         limits: WireLimits = .standard
+    ) throws -> Message {
+        try genericDecode(type, from: bytes, limits: limits)
+    }
+
+    /// The request in `bytes`, checked against `limits`: a begin or an end read by hand
+    /// (``HotMessages``), every other request, and anything malformed, the generic way; the
+    /// same value or error either way.
+    public static func decode(
+        _ type: DaemonRequest.Type,
+        from bytes: [UInt8],
+        limits: WireLimits = .standard
+    ) throws -> DaemonRequest {
+        if Self.version(of: bytes) == version, let request = HotMessages.decode(bytes, limits: limits) {
+            return request
+        }
+        return try genericDecode(type, from: bytes, limits: limits)
+    }
+
+    /// The response in `bytes`, checked against `limits`: a granted begin read by hand
+    /// (``HotMessages``), every other response the generic way; the same value or error either way.
+    public static func decode(
+        _ type: DaemonResponse.Type,
+        from bytes: [UInt8],
+        limits: WireLimits = .standard
+    ) throws -> DaemonResponse {
+        if Self.version(of: bytes) == version, let response = HotMessages.decodeResponse(bytes, limits: limits) {
+            return response
+        }
+        return try genericDecode(type, from: bytes, limits: limits)
+    }
+
+    /// The message in `bytes` through `Codable` (``WireDecoder``): every message's form.
+    static func genericDecode<Message: Decodable>(
+        _ type: Message.Type,
+        from bytes: [UInt8],
+        limits: WireLimits
     ) throws -> Message {
         guard let theirs = Self.version(of: bytes) else { throw WireError.notAMessage }
         guard theirs == version else { throw WireError.unsupportedVersion(theirs) }
