@@ -5,10 +5,11 @@
 //       process, the daemon's NIO server and engine on their own threads), against a raw
 //       Unix-socket echo of the same frames: p50 and p99 of a pair, and their ratio. This is the
 //       protocol's round-trip form of a begin (a request answered with the identifier).
-//   swift run -c release DaemonBench transport [--pairs 20000]
+//   swift run -c release DaemonBench transport [--pairs 20000] [--journal]
 //       begin+end through the app's own transport (`DaemonConnection`: identifiers allocated
 //       app-side, both sent one way), against the same raw echo, per pair and sustained until
-//       the daemon applied them all (TransportBench.swift).
+//       the daemon applied them all (TransportBench.swift). `--journal` gives the daemon an event
+//       journal, as backgroundd keeps one (latency takes it too).
 //   swift run -c release DaemonBench memory [--apps 100] [--requests 10000]
 //       resident memory (VmRSS) of an engine with that many installed apps and pending requests
 //       in a real SQLite store.
@@ -112,7 +113,7 @@ func withBenchDaemon(
         attributes: [.posixPermissions: 0o700]
     )
     let engine = try DaemonEngine(
-        configuration: .init(logger: quiet),
+        configuration: .init(logger: quiet, journalPath: arguments.contains("--journal") ? paths.state + "/journal.jsonl" : nil),
         store: BackgroundStore(path: paths.store),
         apps: [installed],
         processes: UnmanagedProcesses()

@@ -255,6 +255,7 @@ public final class DaemonEngine: Sendable {
             }
             return (reply, forCaller)
         }
+        journal?.flush()
         outbox.flush()
         transfersObserve(carriedOut)
         return result

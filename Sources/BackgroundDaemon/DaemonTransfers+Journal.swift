@@ -66,6 +66,7 @@ extension DaemonTransfers {
         guard let engine, let journal = engine.journal, !readings.isEmpty else { return }
         let time = engine.wallClock.unixSeconds(of: engine.clock())
         for reading in readings { journal.record(transfer: reading, at: time) }
+        journal.flush()
     }
 
     /// Why a transfer waits, in `bgctl why`'s words; "its turn" when nothing is unmet.

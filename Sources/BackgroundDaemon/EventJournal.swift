@@ -12,10 +12,16 @@ import Glibc
 /// What the daemon did, one JSON line per event and effect, for `bgctl timeline` and
 /// `bgctl log`: `<state>/journal.jsonl`, mode 0600, appended with `O_APPEND`.
 ///
-/// A line is written with one `write` call; a daemon killed in the middle of one leaves at
-/// most a torn last line, which readers skip. When the file passes ``rotationBytes`` it is
-/// renamed to `journal.jsonl.1` (replacing the previous one) and a new file is started, so the
-/// journal holds between one and two rotations' worth of the most recent history.
+/// Recording and writing are apart. The engine records entries while it holds its lock, which
+/// only appends them to a queue (``record(event:reply:at:)`` and the others); ``flush()``, called
+/// once the engine's lock is released, renders what is queued (``JournalLine``) and writes it
+/// with one `write` call, in the order it was recorded. So no journal I/O or JSON happens under
+/// the engine's lock, and a burst of events costs one system call.
+///
+/// A daemon killed in the middle of a write leaves at most a torn last line, which readers
+/// skip. When the file passes ``rotationBytes`` it is renamed to `journal.jsonl.1` (replacing
+/// the previous one) and a new file is started, so the journal holds between one and two
+/// rotations' worth of the most recent history.
 public final class EventJournal: Sendable {
     /// One journal line.
     public typealias Entry = JournalEntry
@@ -25,6 +31,9 @@ public final class EventJournal: Sendable {
 
     /// The journal's path.
     public let path: String
+    /// Entries recorded and not yet written, in order.
+    private let queued = Mutex<[Entry]>([])
+    /// The file; held while a batch is rendered and written, so batches go out in order.
     private let descriptor = Mutex<(fd: Int32, size: Int)>((-1, 0))
     private let logger: Logger
 
@@ -34,6 +43,7 @@ public final class EventJournal: Sendable {
     }
 
     deinit {
+        flush()
         descriptor.withLock { if $0.fd >= 0 { SystemCall.close($0.fd) } }
     }
 
@@ -41,33 +51,51 @@ public final class EventJournal: Sendable {
 
     func record(event: Event, reply: Reply?, at time: Double) {
         if case .tick = event { return }  // the effects that follow tell what a tick did
-        append(Entry(time: time, event: event, reply: reply))
+        enqueue(Entry(time: time, event: event, reply: reply))
     }
 
     func record(effect: Effect, at time: Double) {
         switch effect {
         case .persist, .scheduleWakeup, .cancelWakeup: return  // bookkeeping, not history
-        default: append(Entry(time: time, effect: effect))
+        default: enqueue(Entry(time: time, effect: effect))
         }
     }
 
     func record(budget: JournalEntry.BudgetReading, at time: Double) {
-        append(Entry(time: time, budget: budget))
+        enqueue(Entry(time: time, budget: budget))
     }
 
     func record(transfer: JournalEntry.TransferReading, at time: Double) {
-        append(Entry(time: time, transfer: transfer))
+        enqueue(Entry(time: time, transfer: transfer))
     }
 
-    private func append(_ entry: Entry) {
-        guard var line = try? JSONEncoder().encode(entry) else { return }
-        line.append(0x0A)
+    private func enqueue(_ entry: Entry) {
+        queued.withLock { $0.append(entry) }
+    }
+
+    /// Writes every entry recorded so far, in order, with one `write`. Call it without holding
+    /// the engine's lock: it renders JSON and does I/O.
+    func flush() {
         descriptor.withLock { state in
+            let entries = queued.withLock { queue -> [Entry] in
+                defer { queue.removeAll(keepingCapacity: true) }
+                return queue
+            }
+            guard !entries.isEmpty else { return }
+            var lines: [UInt8] = []
+            lines.reserveCapacity(entries.count * 192)
+            for entry in entries {
+                do {
+                    try JournalLine.append(entry, to: &lines)
+                } catch {
+                    logger.notice("a journal entry could not be written: \(error)")
+                }
+            }
             if state.fd < 0 || state.size > Self.rotationBytes {
                 reopen(&state, rotating: state.fd >= 0)
             }
-            guard state.fd >= 0 else { return }
-            let written = line.withUnsafeBytes { Glibc.write(state.fd, $0.baseAddress, $0.count) }
+            guard state.fd >= 0, !lines.isEmpty else { return }
+            let written = lines.withUnsafeBytes { Glibc.write(state.fd, $0.baseAddress, $0.count) }
             if written > 0 { state.size += written }
         }
     }
