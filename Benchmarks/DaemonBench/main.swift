@@ -32,6 +32,7 @@ import BackgroundProtocol
 import BackgroundStore
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,10 @@ func withBenchDaemon(
         attributes: [.posixPermissions: 0o700]
     )
     let engine = try DaemonEngine(
-        configuration: .init(logger: quiet, journalPath: arguments.contains("--journal") ? paths.state + "/journal.jsonl" : nil),
+        configuration: .init(
+            journalPath: arguments.contains("--journal") ? paths.state + "/journal.jsonl" : nil,
+            logger: quiet
+        ),
         store: BackgroundStore(path: paths.store),
         apps: [installed],
         processes: UnmanagedProcesses()
@@ -266,12 +270,25 @@ func idle() throws {
     )
 }
 
+/// Runs an async row from a synchronous main: valgrind 3.19 (callgrind, for instruction counts)
+/// crashes on Swift's async main, not on tasks started from a plain one.
+func blocking(_ row: @escaping @Sendable () async throws -> Void) throws {
+    let finished = DispatchSemaphore(value: 0)
+    let failure = Mutex<(any Error)?>(nil)
+    Task.detached {
+        do { try await row() } catch { failure.withLock { $0 = error } }
+        finished.signal()
+    }
+    finished.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
+}
+
 switch arguments.first {
-case "latency": try await latency()
-case "transport": try await transport()
+case "latency": try blocking { try await latency() }
+case "transport": try blocking { try await transport() }
 case "memory": try memory()
 case "idle": try idle()
-case "frozen": try await frozen()
+case "frozen": try blocking { try await frozen() }
 case "frozen-app": frozenApp()
 case "restore": try restore()
 default: print("usage: DaemonBench latency|transport|memory|idle|frozen")

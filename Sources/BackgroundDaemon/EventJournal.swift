@@ -32,7 +32,7 @@ public final class EventJournal: Sendable {
     /// The journal's path.
     public let path: String
     /// Entries recorded and not yet written, in order.
-    private let queued = Mutex<[Entry]>([])
+    private let queued = Mutex<[JournalLine.Record]>([])
     /// The file; held while a batch is rendered and written, so batches go out in order.
     private let descriptor = Mutex<(fd: Int32, size: Int)>((-1, 0))
     private let logger: Logger
@@ -51,42 +51,40 @@ public final class EventJournal: Sendable {
 
     func record(event: Event, reply: Reply?, at time: Double) {
         if case .tick = event { return }  // the effects that follow tell what a tick did
-        enqueue(Entry(time: time, event: event, reply: reply))
+        enqueue(.event(event, reply, time: time))
     }
 
     func record(effect: Effect, at time: Double) {
         switch effect {
         case .persist, .scheduleWakeup, .cancelWakeup: return  // bookkeeping, not history
-        default: enqueue(Entry(time: time, effect: effect))
+        default: enqueue(.effect(effect, time: time))
         }
     }
 
     func record(budget: JournalEntry.BudgetReading, at time: Double) {
-        enqueue(Entry(time: time, budget: budget))
+        enqueue(.budget(budget, time: time))
     }
 
     func record(transfer: JournalEntry.TransferReading, at time: Double) {
-        enqueue(Entry(time: time, transfer: transfer))
+        enqueue(.transfer(transfer, time: time))
     }
 
-    private func enqueue(_ entry: Entry) {
-        queued.withLock { $0.append(entry) }
+    private func enqueue(_ record: JournalLine.Record) {
+        queued.withLock { $0.append(record) }
     }
 
     /// Writes every entry recorded so far, in order, with one `write`. Call it without holding
     /// the engine's lock: it renders JSON and does I/O.
     func flush() {
         descriptor.withLock { state in
-            let entries = queued.withLock { queue -> [Entry] in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
-            }
-            guard !entries.isEmpty else { return }
+            var records: [JournalLine.Record] = []
+            queued.withLock { swap(&records, &$0) }  // taken whole: no copy of the records
+            guard !records.isEmpty else { return }
             var lines: [UInt8] = []
-            lines.reserveCapacity(entries.count * 192)
-            for entry in entries {
+            lines.reserveCapacity(records.count * 192)
+            for record in records {
                 do {
-                    try JournalLine.append(entry, to: &lines)
+                    try JournalLine.append(record, to: &lines)
                 } catch {
                     logger.notice("a journal entry could not be written: \(error)")
                 }

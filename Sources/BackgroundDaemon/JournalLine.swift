@@ -24,6 +24,45 @@ enum JournalLine {
         }
         bytes.append(0x0A)
     }
+
+    /// What the engine queues under its lock: one entry's parts, without the ``JournalEntry``
+    /// around them (five optionals, copied at every step), which is made only when rendered.
+    enum Record {
+        case event(Event, Reply?, time: Double)
+        case effect(Effect, time: Double)
+        case budget(JournalEntry.BudgetReading, time: Double)
+        case transfer(JournalEntry.TransferReading, time: Double)
+
+        var entry: JournalEntry {
+            switch self {
+            case .event(let event, let reply, let time): JournalEntry(time: time, event: event, reply: reply)
+            case .effect(let effect, let time): JournalEntry(time: time, effect: effect)
+            case .budget(let budget, let time): JournalEntry(time: time, budget: budget)
+            case .transfer(let transfer, let time): JournalEntry(time: time, transfer: transfer)
+            }
+        }
+    }
+
+    /// Appends the record's line to `bytes`: the same line as its entry's.
+    static func append(_ record: Record, to bytes: inout [UInt8]) throws {
+        switch record {
+        case .event(let event, let reply, let time):
+            if let line = JournalLineWriter.line(time: time, event: event, reply: reply, budget: nil) {
+                bytes.append(contentsOf: line)
+                bytes.append(0x0A)
+                return
+            }
+        case .budget(let budget, let time):
+            if let line = JournalLineWriter.line(time: time, event: nil, reply: nil, budget: budget) {
+                bytes.append(contentsOf: line)
+                bytes.append(0x0A)
+                return
+            }
+        case .effect, .transfer:
+            break
+        }
+        try append(record.entry, to: &bytes)
+    }
 }
 
 /// The hand-written journal lines (``JournalLine/append(_:to:)``), keys in sorted order as
@@ -31,11 +70,22 @@ enum JournalLine {
 enum JournalLineWriter {
     /// The entry's JSON, or nil when it is not one of the shapes written by hand.
     static func line(_ entry: JournalEntry) -> [UInt8]? {
-        guard entry.effect == nil, entry.transfer == nil, entry.time.isFinite else { return nil }
+        guard entry.effect == nil, entry.transfer == nil else { return nil }
+        return line(time: entry.time, event: entry.event, reply: entry.reply, budget: entry.budget)
+    }
+
+    /// The JSON of an entry with these parts (and no effect or transfer), or nil.
+    static func line(
+        time: Double,
+        event: Event?,
+        reply: Reply?,
+        budget: JournalEntry.BudgetReading?
+    ) -> [UInt8]? {
+        guard time.isFinite else { return nil }
         var out = JSONOut(bytes: [])
         out.bytes.reserveCapacity(192)
         out.raw("{")
-        if let budget = entry.budget {
+        if let budget {
             guard budget.remainingSeconds.isFinite, budget.limitSeconds.isFinite else { return nil }
             out.raw("\"budget\":{\"app\":")
             out.string(budget.app.bundleIdentifier)
@@ -47,19 +97,19 @@ enum JournalLineWriter {
             out.number(budget.remainingSeconds)
             out.raw("},")
         }
-        if let event = entry.event {
+        if let event {
             out.raw("\"event\":")
             guard out.event(event) else { return nil }
             out.raw(",")
         }
-        if let reply = entry.reply {
+        if let reply {
             guard case .granted(let id) = reply else { return nil }
             out.raw("\"reply\":{\"granted\":{\"_0\":")
             out.integer(id.rawValue)
             out.raw("}},")
         }
         out.raw("\"time\":")
-        out.number(entry.time)
+        out.number(time)
         out.raw("}")
         return out.bytes
     }
@@ -90,6 +140,19 @@ enum JournalLineWriter {
         /// escapes), everything else as its UTF-8.
         mutating func string(_ value: String) {
             bytes.append(UInt8(ascii: "\""))
+            var value = value
+            let plain = value.withUTF8 { utf8 in
+                // Most strings need no escape: their bytes go in as one copy.
+                guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+                else { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            }
+            if !plain { escaped(value) }
+            bytes.append(UInt8(ascii: "\""))
+        }
+
+        private mutating func escaped(_ value: String) {
             for byte in value.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): raw("\\\"")
@@ -106,7 +169,6 @@ enum JournalLineWriter {
                 default: bytes.append(byte)
                 }
             }
-            bytes.append(UInt8(ascii: "\""))
         }
 
         private static let hex = Array("0123456789abcdef".utf8)

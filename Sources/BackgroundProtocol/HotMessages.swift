@@ -270,7 +270,12 @@ enum HotMessages {
             let start = offset
             let matches = expected.withUTF8Buffer { utf8 -> Bool in
                 guard length() == utf8.count, bytes.count - offset >= utf8.count else { return false }
-                for index in 0..<utf8.count where bytes[offset + index] != utf8[index] { return false }
+                let start = offset
+                let equal = bytes.withUnsafeBufferPointer { buffer in
+                    for index in 0..<utf8.count where buffer[start + index] != utf8[index] { return false }
+                    return true
+                }
+                guard equal else { return false }
                 offset += utf8.count
                 return true
             }
@@ -280,8 +285,11 @@ enum HotMessages {
 
         mutating func string() -> String? {
             guard tag(5), let length = length(), bytes.count - offset >= length else { return nil }
-            let string = bytes.withUnsafeBufferPointer { buffer in
-                String(validating: UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)]), as: UTF8.self)
+            let string = bytes.withUnsafeBufferPointer { buffer -> String? in
+                let utf8 = UnsafeBufferPointer(rebasing: buffer[offset..<(offset + length)])
+                // ASCII is valid UTF-8 as it stands: decoded without the generic validation.
+                if !utf8.contains(where: { $0 >= 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+                return String(validating: utf8, as: UTF8.self)
             }
             offset += length
             return string

@@ -137,6 +137,26 @@ struct JournalLineTests {
         #expect(bytes.isEmpty)
     }
 
+    @Test("What the engine queues (a record of an entry's parts) renders as the entry's own line")
+    func recordsRenderAsTheirEntries() throws {
+        for entry in Self.handWritten + Self.encoderWritten {
+            let record: JournalLine.Record
+            if let effect = entry.effect {
+                record = .effect(effect, time: entry.time)
+            } else if let transfer = entry.transfer {
+                record = .transfer(transfer, time: entry.time)
+            } else if let budget = entry.budget {
+                record = .budget(budget, time: entry.time)
+            } else {
+                record = .event(try #require(entry.event), entry.reply, time: entry.time)
+            }
+            #expect(record.entry == entry)
+            var fromRecord: [UInt8] = []
+            try JournalLine.append(record, to: &fromRecord)
+            #expect(fromRecord == Array(try Self.line(entry)) + [0x0A])
+        }
+    }
+
     @Test("Recorded entries reach the file at the flush, in the order they were recorded, each one line")
     func recordThenFlush() throws {
         let directory = try TemporaryDirectory()
