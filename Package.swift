@@ -72,11 +72,27 @@ let package = Package(
             dependencies: ["BackgroundCore"],
             swiftSettings: strictSettings
         ),
+        // The project's system calls (one `SystemCall`, `EINTR` retried in one place),
+        // `SecureDirectory` and Unix-domain sockets: Glibc and the core, no Foundation.
+        .target(
+            name: "BackgroundPosix",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        // Termination reports in their published forms (the versioned JSON document) and the one
+        // writer of report files, for the embedded system and the daemon.
+        .target(
+            name: "BackgroundReports",
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BackgroundExecution",
             dependencies: [
                 "BackgroundCore",
+                "BackgroundPosix",
                 "BackgroundProtocol",
+                "BackgroundReports",
                 "CObjectInit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -120,15 +136,15 @@ let package = Package(
         // sourced reading and the developer's overrides (Glibc only, no Foundation).
         .target(
             name: "BackgroundDevice",
-            dependencies: ["BackgroundCore"],
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
             swiftSettings: strictSettings
         ),
         // App processes for the daemon (Glibc): spawning, the cgroup v2 freezer with a
-        // SIGSTOP/SIGCONT fallback, kills, exits, held file locks. Reuses the embedded edge's
-        // SystemCall and SecureDirectory (package access).
+        // SIGSTOP/SIGCONT fallback, kills, exits, held file locks. Below the Apple-API module: it
+        // reaches only BackgroundPosix's SystemCall and SecureDirectory and BackgroundReports.
         .target(
             name: "BackgroundProcessControl",
-            dependencies: ["BackgroundCore", "BackgroundExecution", "CProcessSpawn"],
+            dependencies: ["BackgroundCore", "BackgroundPosix", "BackgroundReports", "CProcessSpawn"],
             swiftSettings: strictSettings
         ),
         // The child's side of a spawn (between clone3 and exec only async-signal-safe calls are
@@ -147,6 +163,8 @@ let package = Package(
             dependencies: [
                 "BackgroundCore",
                 "BackgroundProtocol",
+                "BackgroundPosix",
+                "BackgroundReports",
                 "BackgroundExecution",
                 "BackgroundStore",
                 "BackgroundProcessControl",
@@ -195,6 +213,7 @@ let package = Package(
                 "CommandOutput",
                 "BackgroundCore",
                 "BackgroundProtocol",
+                "BackgroundPosix",
                 "BackgroundExecution",
                 "BackgroundSimulator",
                 "BackgroundStore",
@@ -326,7 +345,7 @@ let package = Package(
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundStore",
+                "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundPosix", "BackgroundStore",
                 "BackgroundTestSupport", "bgctl", "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
                 "responder-init-test-app",
                 .product(name: "Logging", package: "swift-log"),
@@ -389,7 +408,8 @@ let package = Package(
         .testTarget(
             name: "BackgroundProcessControlTests",
             dependencies: [
-                "BackgroundProcessControl", "BackgroundTestSupport", "background-test-app", "process-control-check",
+                "BackgroundProcessControl", "BackgroundReports", "BackgroundTestSupport", "background-test-app",
+                "process-control-check",
             ],
             swiftSettings: strictSettings
         ),
@@ -420,7 +440,8 @@ let package = Package(
         .testTarget(
             name: "BackgroundDaemonTests",
             dependencies: [
-                "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
+                "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundPosix", "BackgroundStore",
+                "BackgroundExecution",
                 "BackgroundSimulator", "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app",
                 "daemon-api-test-app",
                 "daemon-transfer-test-app", "BackgroundTransfers", "TransferTestServer",

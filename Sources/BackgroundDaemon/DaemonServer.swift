@@ -1,4 +1,5 @@
 public import BackgroundExecution
+import BackgroundPosix
 public import Logging
 import NIOCore
 import NIOPosix

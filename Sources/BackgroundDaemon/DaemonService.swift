@@ -1,5 +1,6 @@
 public import BackgroundCore
 public import BackgroundExecution
+import BackgroundPosix
 public import BackgroundStore
 public import Logging
 public import ServiceLifecycle

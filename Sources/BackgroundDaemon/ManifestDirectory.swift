@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import BackgroundCore
+package import BackgroundPosix
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import BackgroundPosix
 import Glibc
 #endif
 

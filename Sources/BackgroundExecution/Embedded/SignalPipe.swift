@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Foundation
 import Synchronization
 
