@@ -86,10 +86,35 @@ let package = Package(
             dependencies: ["BackgroundCore", "BackgroundPosix"],
             swiftSettings: strictSettings
         ),
+        // Reading an app's manifest (Info.plist, XML or binary property list, or JSON) into the
+        // core's `AppManifest`, bounded and screened: for the embedded system, the daemon, bgctl
+        // and the doctor.
+        .target(
+            name: "BackgroundManifest",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        // The control channel of an embedded app (its `ControlServer`, bgctl's `ControlEndpoint`)
+        // and the documents bgctl prints (status, why, modes, push, debug replies).
+        .target(
+            name: "BackgroundControl",
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
+            swiftSettings: strictSettings
+        ),
+        // Where the system's files are: the embedded system's directories (XDG), the daemon's
+        // paths (`DaemonPaths`), and the reader of the daemon's journal found there.
+        .target(
+            name: "BackgroundPaths",
+            dependencies: ["BackgroundCore", "BackgroundProtocol"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BackgroundExecution",
             dependencies: [
                 "BackgroundCore",
+                "BackgroundControl",
+                "BackgroundManifest",
+                "BackgroundPaths",
                 "BackgroundPosix",
                 "BackgroundProtocol",
                 "BackgroundReports",
@@ -165,6 +190,8 @@ let package = Package(
                 "BackgroundProtocol",
                 "BackgroundPosix",
                 "BackgroundReports",
+                "BackgroundManifest",
+                "BackgroundPaths",
                 "BackgroundExecution",
                 "BackgroundStore",
                 "BackgroundProcessControl",
@@ -183,6 +210,7 @@ let package = Package(
             dependencies: [
                 "BackgroundDaemon",
                 "BackgroundDevice",
+                "BackgroundPaths",
                 "BackgroundProcessControl",
                 "CommandOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -214,6 +242,9 @@ let package = Package(
                 "BackgroundCore",
                 "BackgroundProtocol",
                 "BackgroundPosix",
+                "BackgroundControl",
+                "BackgroundManifest",
+                "BackgroundPaths",
                 "BackgroundExecution",
                 "BackgroundSimulator",
                 "BackgroundStore",
@@ -247,7 +278,7 @@ let package = Package(
             name: "BackgroundDoctor",
             dependencies: [
                 "BackgroundCore",
-                "BackgroundExecution",
+                "BackgroundManifest",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],

@@ -1,4 +1,5 @@
 public import BackgroundExecution
+import BackgroundPaths
 import BackgroundPosix
 public import Logging
 import NIOCore

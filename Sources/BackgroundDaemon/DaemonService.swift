@@ -1,5 +1,6 @@
 public import BackgroundCore
-public import BackgroundExecution
+import BackgroundExecution
+public import BackgroundPaths
 import BackgroundPosix
 public import BackgroundStore
 public import Logging

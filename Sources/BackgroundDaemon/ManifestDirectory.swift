@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundManifest
 import BackgroundPosix
 import Foundation
 

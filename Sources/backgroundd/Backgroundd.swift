@@ -2,7 +2,7 @@ import ArgumentParser
 import BackgroundCore
 import BackgroundDaemon
 import BackgroundDevice
-import BackgroundExecution
+import BackgroundPaths
 import BackgroundProcessControl
 import CommandOutput
 import Foundation

@@ -3,7 +3,7 @@ public import BackgroundReports
 public import Foundation
 
 extension EmbeddedSystem {
-    /// The report in its published JSON form (``TerminationReportDocument``, versioned, with
+    /// The report in its published JSON form (`TerminationReportDocument`, versioned, with
     /// a JSON Schema in `schemas/termination-report.schema.json`).
     public static func json(
         for report: TerminationReport,
