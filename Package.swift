@@ -2,9 +2,11 @@
 //
 // BackgroundExecution: the iOS background execution system, implemented in Swift for Linux.
 //
-// Layers point inward (see ARCHITECTURE in the README): `BackgroundCore` is a pure state machine
-// with no I/O, clocks or threads; `BackgroundExecution` is the app-facing API with Apple's names
-// plus the in-process `EmbeddedSystem`; `bgctl` is the command line.
+// Layers point inward: the targets below are listed by layer, from the core up, with one comment
+// per layer, and the README's "How it works" section draws them and says who depends on whom.
+// `BackgroundCore` is a pure state machine with no I/O, clocks or threads; `BackgroundExecution`
+// is the app-facing API with Apple's names, the app runtime, the in-process `EmbeddedSystem` and
+// the daemon client; `bgctl` is the command line.
 
 import PackageDescription
 
@@ -60,11 +62,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
+        // ── Layer 1. The core: a pure state machine (no I/O, clocks, threads or Foundation).
         .target(
             name: "BackgroundCore",
             dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strictSettings
         ),
+        // ── Layer 2. Below the app-facing API, shared by both sides of a process boundary: the
+        //    wire protocol, system calls, published reports, manifests, the control channel, paths.
         // The protocol between an app's runtime and a system in another process: message types
         // and a pure, versioned, bounds-checked codec (the daemon adds framing and sockets).
         .target(
@@ -72,11 +77,99 @@ let package = Package(
             dependencies: ["BackgroundCore"],
             swiftSettings: strictSettings
         ),
+        // The project's system calls (one `SystemCall`, `EINTR` retried in one place),
+        // `SecureDirectory` and Unix-domain sockets: Glibc and the core, no Foundation.
+        .target(
+            name: "BackgroundPosix",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        // Termination reports in their published forms (the versioned JSON document) and the one
+        // writer of report files, for the embedded system and the daemon.
+        .target(
+            name: "BackgroundReports",
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
+            swiftSettings: strictSettings
+        ),
+        // Reading an app's manifest (Info.plist, XML or binary property list, or JSON) into the
+        // core's `AppManifest`, bounded and screened: for the embedded system, the daemon, bgctl
+        // and the doctor.
+        .target(
+            name: "BackgroundManifest",
+            dependencies: ["BackgroundCore"],
+            swiftSettings: strictSettings
+        ),
+        // The control channel of an embedded app (its `ControlServer`, bgctl's `ControlEndpoint`)
+        // and the documents bgctl prints (status, why, modes, push, debug replies).
+        .target(
+            name: "BackgroundControl",
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
+            swiftSettings: strictSettings
+        ),
+        // Where the system's files are: the embedded system's directories (XDG), the daemon's
+        // paths (`DaemonPaths`), and the reader of the daemon's journal found there.
+        .target(
+            name: "BackgroundPaths",
+            dependencies: ["BackgroundCore", "BackgroundProtocol"],
+            swiftSettings: strictSettings
+        ),
+        // ── Layer 3. The edges the shells drive: SQLite, HTTP transfers, the machine's conditions,
+        //    Linux processes.
+        .target(
+            name: "BackgroundStore",
+            dependencies: ["BackgroundCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        // The SQLite settings Swift cannot reach (sqlite3_db_config is variadic); the system's
+        // libsqlite3, the one GRDB links.
+        .target(
+            name: "CSQLiteSettings",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
+        // Background transfers: resumable downloads and file uploads over async-http-client, with
+        // checkpoints in a store (Core's `TransferCheckpointStore`, which BackgroundStore implements).
+        .target(
+            name: "BackgroundTransfers",
+            dependencies: [
+                "BackgroundCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Device probes for the daemon: sysfs/procfs readers, inotify/netlink/PSI watchers, the
+        // sourced reading and the developer's overrides (Glibc only, no Foundation).
+        .target(
+            name: "BackgroundDevice",
+            dependencies: ["BackgroundCore", "BackgroundPosix"],
+            swiftSettings: strictSettings
+        ),
+        // App processes for the daemon (Glibc): spawning, the cgroup v2 freezer with a
+        // SIGSTOP/SIGCONT fallback, kills, exits, held file locks. Below the Apple-API module: it
+        // reaches only BackgroundPosix's SystemCall and SecureDirectory and BackgroundReports.
+        .target(
+            name: "BackgroundProcessControl",
+            dependencies: ["BackgroundCore", "BackgroundPosix", "BackgroundReports", "CProcessSpawn"],
+            swiftSettings: strictSettings
+        ),
+        // The child's side of a spawn (between clone3 and exec only async-signal-safe calls are
+        // allowed, so it is C): descriptors, process group, cgroup, signal mask; and waitid on a pidfd.
+        .target(name: "CProcessSpawn"),
+        // ── Layer 4. The app side: Apple's API, the app runtime, the embedded system, the daemon
+        //    client; and the swift-service-lifecycle bridge.
         .target(
             name: "BackgroundExecution",
             dependencies: [
                 "BackgroundCore",
+                "BackgroundControl",
+                "BackgroundManifest",
+                "BackgroundPaths",
+                "BackgroundPosix",
                 "BackgroundProtocol",
+                "BackgroundReports",
                 "CObjectInit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -85,6 +178,16 @@ let package = Package(
         // `[[cls alloc] init]` for Foundation's NSObject: `@main` creates the app delegate with its
         // `init()` as UIApplicationMain does, though UIKit's `UIResponder.init()` is not `required`.
         .target(name: "CObjectInit"),
+        .target(
+            name: "BackgroundServiceLifecycle",
+            dependencies: [
+                "BackgroundExecution",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // ── Layer 5. System shells around the core: the simulator (the test kit), the daemon, the
+        //    setup doctor.
         .target(
             name: "BackgroundSimulator",
             dependencies: [
@@ -103,43 +206,6 @@ let package = Package(
         // A C constructor that installs BackgroundSimulatorTesting's fault recorder when a test
         // binary loads (Swift has no load-time code); only BackgroundSimulatorTesting depends on it.
         .target(name: "CSimulatorTestingLoad"),
-        .target(
-            name: "BackgroundServiceLifecycle",
-            dependencies: [
-                "BackgroundExecution",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .target(
-            name: "BackgroundStore",
-            dependencies: ["BackgroundCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSettings
-        ),
-        // Device probes for the daemon: sysfs/procfs readers, inotify/netlink/PSI watchers, the
-        // sourced reading and the developer's overrides (Glibc only, no Foundation).
-        .target(
-            name: "BackgroundDevice",
-            dependencies: ["BackgroundCore"],
-            swiftSettings: strictSettings
-        ),
-        // App processes for the daemon (Glibc): spawning, the cgroup v2 freezer with a
-        // SIGSTOP/SIGCONT fallback, kills, exits, held file locks. Reuses the embedded edge's
-        // SystemCall and SecureDirectory (package access).
-        .target(
-            name: "BackgroundProcessControl",
-            dependencies: ["BackgroundCore", "BackgroundExecution", "CProcessSpawn"],
-            swiftSettings: strictSettings
-        ),
-        // The child's side of a spawn (between clone3 and exec only async-signal-safe calls are
-        // allowed, so it is C): descriptors, process group, cgroup, signal mask; and waitid on a pidfd.
-        .target(name: "CProcessSpawn"),
-        // The test app the process-control and daemon tests start: what it does is set by its
-        // arguments (sleep, lock a file, echo on its connection, exit, crash). Glibc only.
-        .executableTarget(
-            name: "background-test-app",
-            swiftSettings: strictSettings
-        ),
         // The daemon: the core driven by a Unix-socket server (NIO), the store and the apps'
         // manifests, in a swift-service-lifecycle ServiceGroup.
         .target(
@@ -147,6 +213,10 @@ let package = Package(
             dependencies: [
                 "BackgroundCore",
                 "BackgroundProtocol",
+                "BackgroundPosix",
+                "BackgroundReports",
+                "BackgroundManifest",
+                "BackgroundPaths",
                 "BackgroundExecution",
                 "BackgroundStore",
                 "BackgroundProcessControl",
@@ -160,19 +230,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "backgroundd",
+        // The setup doctor: an app's manifest and Swift sources (swift-syntax) against Apple's rules.
+        // Only `bgctl-doctor` links it, so `swift run bgctl demo` never compiles swift-syntax.
+        .target(
+            name: "BackgroundDoctor",
             dependencies: [
-                "BackgroundDaemon",
-                "BackgroundDevice",
-                "BackgroundProcessControl",
-                "CommandOutput",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "BackgroundCore",
+                "BackgroundManifest",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
             ],
             swiftSettings: strictSettings
         ),
+        // ── Layer 6. Tools: the command lines and their shared output conventions.
         // Command output in one place: the exit-code table, the one-line error style, --json and
         // terminal-only progress and --log-level, for every command-line tool of the project.
         .target(
@@ -183,18 +253,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The SQLite settings Swift cannot reach (sqlite3_db_config is variadic); the system's
-        // libsqlite3, the one GRDB links.
-        .target(
-            name: "CSQLiteSettings",
-            linkerSettings: [.linkedLibrary("sqlite3")]
-        ),
         .executableTarget(
             name: "bgctl",
             dependencies: [
                 "CommandOutput",
                 "BackgroundCore",
                 "BackgroundProtocol",
+                "BackgroundPosix",
+                "BackgroundControl",
+                "BackgroundManifest",
+                "BackgroundPaths",
                 "BackgroundExecution",
                 "BackgroundSimulator",
                 "BackgroundStore",
@@ -204,6 +272,30 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "bgctl-doctor",
+            dependencies: [
+                "BackgroundDoctor",
+                "CommandOutput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "backgroundd",
+            dependencies: [
+                "BackgroundDaemon",
+                "BackgroundDevice",
+                "BackgroundPaths",
+                "BackgroundProcessControl",
+                "CommandOutput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // ── Examples (the README's, compiled as written) and a benchmark; not products.
         // The README's examples, compiled as written (a test checks the README shows these files
         // and runs them); not products.
         .executableTarget(
@@ -222,59 +314,12 @@ let package = Package(
             path: "examples/ExportServiceLifecycle",
             swiftSettings: strictSettings
         ),
-        // The setup doctor: an app's manifest and Swift sources (swift-syntax) against Apple's rules.
-        // Only `bgctl-doctor` links it, so `swift run bgctl demo` never compiles swift-syntax.
-        .target(
-            name: "BackgroundDoctor",
-            dependencies: [
-                "BackgroundCore",
-                "BackgroundExecution",
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "bgctl-doctor",
-            dependencies: [
-                "BackgroundDoctor",
-                "CommandOutput",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSettings
-        ),
         // An iOS-style app whose entry point is `@main class AppDelegate: UIResponder, UIApplicationDelegate`,
         // run under the embedded system (SIGTERM moves it to the background); AppDelegateMainTests runs it.
         .executableTarget(
             name: "AppDelegateExample",
             dependencies: ["BackgroundExecution"],
             path: "examples/AppDelegateExample",
-            swiftSettings: strictSettings
-        ),
-        // Background transfers: resumable downloads and file uploads over async-http-client, with
-        // checkpoints in a store (Core's `TransferCheckpointStore`, which BackgroundStore implements).
-        .target(
-            name: "BackgroundTransfers",
-            dependencies: [
-                "BackgroundCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        // The transfer tests' loopback HTTP server (ranges, ETags, drops, slow bodies, 5xx, redirects,
-        // byte counters) and its child-process driver; not a product.
-        .target(
-            name: "TransferTestServer",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Tests/TransferTestServer",
             swiftSettings: strictSettings
         ),
         // A background download in embedded mode that resumes at its next launch; the kill -9 test
@@ -290,6 +335,25 @@ let package = Package(
             name: "TransferBench",
             dependencies: ["BackgroundTransfers", "BackgroundStore", "BackgroundCore", "TransferTestServer"],
             path: "Benchmarks/TransferBench",
+            swiftSettings: strictSettings
+        ),
+        // ── Tests: shared support, the test apps the suites start, and the suites.
+        // The test app the process-control and daemon tests start: what it does is set by its
+        // arguments (sleep, lock a file, echo on its connection, exit, crash). Glibc only.
+        .executableTarget(
+            name: "background-test-app",
+            swiftSettings: strictSettings
+        ),
+        // The transfer tests' loopback HTTP server (ranges, ETags, drops, slow bodies, 5xx, redirects,
+        // byte counters) and its child-process driver; not a product.
+        .target(
+            name: "TransferTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TransferTestServer",
             swiftSettings: strictSettings
         ),
         // Helpers shared by the test targets (a seeded generator); not a product.
@@ -326,7 +390,7 @@ let package = Package(
         .testTarget(
             name: "BackgroundExecutionTests",
             dependencies: [
-                "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundStore",
+                "BackgroundExecution", "BackgroundCore", "BackgroundProtocol", "BackgroundPosix", "BackgroundStore",
                 "BackgroundTestSupport", "bgctl", "ExportService", "ExportServiceLifecycle", "AppDelegateExample",
                 "responder-init-test-app",
                 .product(name: "Logging", package: "swift-log"),
@@ -389,7 +453,8 @@ let package = Package(
         .testTarget(
             name: "BackgroundProcessControlTests",
             dependencies: [
-                "BackgroundProcessControl", "BackgroundTestSupport", "background-test-app", "process-control-check",
+                "BackgroundProcessControl", "BackgroundReports", "BackgroundTestSupport", "background-test-app",
+                "process-control-check",
             ],
             swiftSettings: strictSettings
         ),
@@ -420,7 +485,8 @@ let package = Package(
         .testTarget(
             name: "BackgroundDaemonTests",
             dependencies: [
-                "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundStore", "BackgroundExecution",
+                "BackgroundDaemon", "BackgroundCore", "BackgroundProtocol", "BackgroundPosix", "BackgroundStore",
+                "BackgroundExecution",
                 "BackgroundSimulator", "BackgroundTestSupport", "backgroundd", "bgctl", "daemon-test-app",
                 "daemon-api-test-app",
                 "daemon-transfer-test-app", "BackgroundTransfers", "TransferTestServer",

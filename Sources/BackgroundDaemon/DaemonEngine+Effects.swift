@@ -1,6 +1,8 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 import BackgroundProtocol
+import BackgroundReports
 import Foundation
 import Logging
 

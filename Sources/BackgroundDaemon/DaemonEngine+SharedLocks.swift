@@ -1,5 +1,6 @@
 public import BackgroundCore
 public import BackgroundExecution
+import BackgroundReports
 
 /// Locks held at suspension (`0xdead10cc`).
 ///

@@ -1,6 +1,7 @@
 public import BackgroundCore
 public import BackgroundExecution
 import BackgroundProtocol
+import BackgroundReports
 public import BackgroundStore
 public import Logging
 import Synchronization

@@ -1,4 +1,6 @@
 public import BackgroundExecution
+import BackgroundPaths
+import BackgroundPosix
 public import Logging
 import NIOCore
 import NIOPosix

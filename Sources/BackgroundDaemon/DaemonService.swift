@@ -1,5 +1,7 @@
 public import BackgroundCore
-public import BackgroundExecution
+import BackgroundExecution
+public import BackgroundPaths
+import BackgroundPosix
 public import BackgroundStore
 public import Logging
 public import ServiceLifecycle

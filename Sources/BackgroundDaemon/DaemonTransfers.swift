@@ -1,5 +1,6 @@
 public import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 import BackgroundProtocol
 import BackgroundStore
 public import BackgroundTransfers

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 public import BackgroundProtocol
 import Foundation
 import Logging

@@ -1,5 +1,6 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,7 @@
 import BackgroundCore
 import BackgroundExecution
+import BackgroundManifest
+import BackgroundPosix
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundPosix
 
 /// The service manager's notification socket (`$NOTIFY_SOCKET`, systemd's `sd_notify`
 /// protocol), spoken without a library: each notification is one datagram of `KEY=value` lines

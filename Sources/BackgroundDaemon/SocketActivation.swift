@@ -1,4 +1,5 @@
 public import BackgroundExecution
+import BackgroundPosix
 
 #if canImport(Glibc)
 import Glibc

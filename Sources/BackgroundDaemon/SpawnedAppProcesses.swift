@@ -1,5 +1,6 @@
 public import BackgroundCore
 import BackgroundExecution
+import BackgroundPosix
 public import BackgroundProcessControl
 public import Logging
 import NIOCore

@@ -1,5 +1,5 @@
 public import BackgroundCore
-import BackgroundExecution
+import BackgroundManifest
 import Foundation
 
 /// Checks an app's setup, its `Info.plist` and its Swift sources, against Apple's rules.

@@ -1,5 +1,5 @@
 import BackgroundCore
-import BackgroundExecution
+import BackgroundManifest
 import Foundation
 
 /// Loads the manifest the way the project always does (``AppManifest/init(contentsOf:)``: XML

@@ -1,4 +1,4 @@
-import BackgroundExecution
+import BackgroundPosix
 import CProcessSpawn
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import BackgroundExecution
+public import BackgroundReports
 
 /// A file lock an app holds on a file in a shared container, as `/proc/locks` shows it.
 public struct HeldLock: Sendable, Hashable, CustomStringConvertible {

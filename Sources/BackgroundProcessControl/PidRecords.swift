@@ -1,4 +1,4 @@
-import BackgroundExecution
+import BackgroundPosix
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import BackgroundCore
-import BackgroundExecution
+import BackgroundPosix
 
 /// Why a process-control operation failed: what was being done, to what, and why.
 ///

@@ -1,4 +1,4 @@
-import BackgroundExecution
+import BackgroundPosix
 import CProcessSpawn
 
 #if canImport(Glibc)
@@ -36,37 +36,7 @@ enum Spawner {
         forcingFork: Bool = false
     ) throws(ProcessControlError) -> Started {
         let operation = "spawn \(request.label)"
-        guard request.executable.hasPrefix("/") else {
-            throw ProcessControlError(
-                .spawnFailed,
-                operation: operation,
-                reason: "\(request.executable) is not an absolute path"
-            )
-        }
-        guard request.workingDirectory.hasPrefix("/") else {
-            throw ProcessControlError(
-                .spawnFailed,
-                operation: operation,
-                reason: "\(request.workingDirectory) is not an absolute path"
-            )
-        }
-        let strings =
-            [request.executable, request.workingDirectory] + request.arguments
-            + request.environment.flatMap { [$0.key, $0.value] }
-        guard !strings.contains(where: { $0.utf8.contains(0) }) else {
-            throw ProcessControlError(
-                .spawnFailed,
-                operation: operation,
-                reason: "an argument or variable contains a NUL byte"
-            )
-        }
-        if let name = request.environment.keys.sorted().first(where: { $0.isEmpty || $0.contains("=") }) {
-            throw ProcessControlError(
-                .spawnFailed,
-                operation: operation,
-                reason: "'\(name)' is not an environment variable name"
-            )
-        }
+        try validate(request, operation)
         let null = try openNull(operation)
         defer { SystemCall.close(null) }
         let (sources, targets) = descriptorMap(request, null: null)
@@ -158,6 +128,42 @@ enum Spawner {
 
     /// A user to run as must not be root (0) and the groups must fit `setgroups`; a request to
     /// run as another user from a daemon that is not root fails here with `EPERM`, not in the child.
+    /// Refuses what `execve` could not be given as asked: relative paths, NUL bytes in
+    /// arguments or variables, names that are empty or hold `=`.
+    private static func validate(_ request: SpawnRequest, _ operation: String) throws(ProcessControlError) {
+        guard request.executable.hasPrefix("/") else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(request.executable) is not an absolute path"
+            )
+        }
+        guard request.workingDirectory.hasPrefix("/") else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "\(request.workingDirectory) is not an absolute path"
+            )
+        }
+        let strings =
+            [request.executable, request.workingDirectory] + request.arguments
+            + request.environment.flatMap { [$0.key, $0.value] }
+        guard !strings.contains(where: { $0.utf8.contains(0) }) else {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "an argument or variable contains a NUL byte"
+            )
+        }
+        if let name = request.environment.keys.sorted().first(where: { $0.isEmpty || $0.contains("=") }) {
+            throw ProcessControlError(
+                .spawnFailed,
+                operation: operation,
+                reason: "'\(name)' is not an environment variable name"
+            )
+        }
+    }
+
     private static func checkUser(_ request: SpawnRequest, _ operation: String) throws(ProcessControlError) {
         guard let user = request.user else { return }
         guard user.uid != 0, user.gid != 0, !user.groups.contains(0) else {

@@ -2,7 +2,7 @@ import ArgumentParser
 import BackgroundCore
 import BackgroundDaemon
 import BackgroundDevice
-import BackgroundExecution
+import BackgroundPaths
 import BackgroundProcessControl
 import CommandOutput
 import Foundation
@@ -90,20 +90,7 @@ struct Backgroundd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var systemPolicy: SystemPolicy
-        switch policy {
-        case "ios": systemPolicy = .iOS
-        case "server": systemPolicy = .server(grace: .seconds(30))
-        default: throw ValidationError("--policy: \(policy) is not ios or server")
-        }
-        if let backgroundTime {
-            guard backgroundTime.isFinite, backgroundTime > 0, backgroundTime <= 1e6 else {
-                throw ValidationError(
-                    "--background-time: \(backgroundTime) is not a number of seconds above 0 and at most 1000000"
-                )
-            }
-            systemPolicy.backgroundTimeBudget = .milliseconds(Int64(backgroundTime * 1000))
-        }
+        let systemPolicy = try chosenPolicy()
         let environment = ProcessInfo.processInfo.environment
         for (flag, value) in [("--state-dir", stateDir), ("--socket", socket), ("--apps", apps)] {
             if let value, !value.hasPrefix("/") { throw ValidationError("\(flag): \(value) is not an absolute path") }
@@ -141,6 +128,61 @@ struct Backgroundd: AsyncParsableCommand {
         }
         let isolation = try appIsolation(state: paths.state)
         let logger = logging.logger(label: "backgroundd")
+        let (processes, freezer) = try appProcesses(paths: paths, isolation: isolation, logger: logger)
+        var service = DaemonService(
+            paths: paths,
+            policy: systemPolicy,
+            processes: processes,
+            isolation: isolation,
+            logger: logger
+        )
+        service.deviceSettings = try deviceSettings(freezer: freezer)
+        service.activatedSocket = activated
+        do {
+            service.notifySocket = try NotifySocket(environment: environment)
+        } catch {
+            logger.warning("the service manager is not told how the daemon is: \(error)")
+        }
+        service.watchdogInterval = ServiceWatchdog.interval(environment: environment, processID: getpid())
+        let group = ServiceGroup(
+            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        do {
+            try await group.run()
+        } catch let error as DaemonError {
+            throw CommandFailure(error.exitStatus, error.subject, error.message)
+        }
+    }
+}
+
+extension Backgroundd {
+    /// `--policy` with `--background-time` applied.
+    func chosenPolicy() throws -> SystemPolicy {
+        var systemPolicy: SystemPolicy
+        switch policy {
+        case "ios": systemPolicy = .iOS
+        case "server": systemPolicy = .server(grace: .seconds(30))
+        default: throw ValidationError("--policy: \(policy) is not ios or server")
+        }
+        if let backgroundTime {
+            guard backgroundTime.isFinite, backgroundTime > 0, backgroundTime <= 1e6 else {
+                throw ValidationError(
+                    "--background-time: \(backgroundTime) is not a number of seconds above 0 and at most 1000000"
+                )
+            }
+            systemPolicy.backgroundTimeBudget = .milliseconds(Int64(backgroundTime * 1000))
+        }
+        return systemPolicy
+    }
+
+    /// `--process-control`: the apps' processes spawned, frozen and killed by a
+    /// `LinuxProcessController` (and the freezer it chose), or only tracked (`none`, or when
+    /// process control is not available here).
+    func appProcesses(
+        paths: DaemonPaths,
+        isolation: AppIsolation,
+        logger: Logger
+    ) throws -> (any AppProcesses, FreezeMechanism?) {
         let processes: any AppProcesses
         var freezer: FreezeMechanism?
         switch processControl {
@@ -169,33 +211,9 @@ struct Backgroundd: AsyncParsableCommand {
         default:
             throw ValidationError("--process-control: \(processControl) is not auto, signals or none")
         }
-        var service = DaemonService(
-            paths: paths,
-            policy: systemPolicy,
-            processes: processes,
-            isolation: isolation,
-            logger: logger
-        )
-        service.deviceSettings = try deviceSettings(freezer: freezer)
-        service.activatedSocket = activated
-        do {
-            service.notifySocket = try NotifySocket(environment: environment)
-        } catch {
-            logger.warning("the service manager is not told how the daemon is: \(error)")
-        }
-        service.watchdogInterval = ServiceWatchdog.interval(environment: environment, processID: getpid())
-        let group = ServiceGroup(
-            configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        )
-        do {
-            try await group.run()
-        } catch let error as DaemonError {
-            throw CommandFailure(error.exitStatus, error.subject, error.message)
-        }
+        return (processes, freezer)
     }
-}
 
-extension Backgroundd {
     /// `--app-users` and `--containers`: per-app uids, or every app under the daemon's uid.
     func appIsolation(state: String) throws -> AppIsolation {
         if let containers, !containers.hasPrefix("/") || containers.split(separator: "/").contains("..") {

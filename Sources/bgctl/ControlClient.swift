@@ -1,5 +1,7 @@
 import ArgumentParser
+import BackgroundControl
 import BackgroundExecution
+import BackgroundPaths
 import CommandOutput
 import Foundation
 

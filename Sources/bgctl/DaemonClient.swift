@@ -1,5 +1,7 @@
 import ArgumentParser
 import BackgroundExecution
+import BackgroundPaths
+import BackgroundPosix
 import BackgroundProtocol
 import CommandOutput
 import Foundation

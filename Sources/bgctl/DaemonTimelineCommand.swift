@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import BackgroundPaths
 import BackgroundProtocol
 import BackgroundSimulator
 import CommandOutput

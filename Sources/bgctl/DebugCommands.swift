@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundControl
 import BackgroundExecution
 import CommandOutput
 import Foundation

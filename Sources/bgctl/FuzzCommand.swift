@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import BackgroundPosix
 import BackgroundSimulator
 import CommandOutput
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundExecution
+import BackgroundPosix
 import BackgroundStore
 import CommandOutput
 import Foundation

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundPosix
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundPosix
 import BackgroundProtocol
 import BackgroundTestSupport
 import Foundation

@@ -1,4 +1,4 @@
-import BackgroundExecution
+import BackgroundReports
 import Testing
 
 @testable import BackgroundProcessControl

@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 import Synchronization
 
@@ -44,7 +45,7 @@ final class DBusConnection: Sendable {
             throw .malformed(path: address, reason: "not a unix:path= or unix:abstract= D-Bus address")
         }
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        descriptor = try SystemCall.retrying("socket", address) { socket(AF_UNIX, type, 0) }
+        descriptor = try SystemCall.checked("socket", address) { socket(AF_UNIX, type, 0) }
         do {
             var socketAddress = sockaddr_un()
             socketAddress.sun_family = sa_family_t(AF_UNIX)
@@ -53,13 +54,13 @@ final class DBusConnection: Sendable {
             }
             let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1))
             let descriptor = descriptor
-            try SystemCall.retrying("connect", address) {
+            try SystemCall.checked("connect", address) {
                 withUnsafePointer(to: &socketAddress) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
                 }
             }
             try authenticate(timeout: timeout)
-            try SystemCall.retrying("fcntl", address) {
+            try SystemCall.checked("fcntl", address) {
                 fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             }
         } catch {
@@ -85,11 +86,11 @@ final class DBusConnection: Sendable {
         while line.count < 2 || line.suffix(2) != [13, 10] {
             guard line.count < 512 else { throw .malformed(path: address, reason: "an authentication line too long") }
             var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard try SystemCall.retrying("poll", address, { poll(&waiting, 1, timeout) }) > 0 else {
+            guard try SystemCall.checked("poll", address, { poll(&waiting, 1, timeout) }) > 0 else {
                 throw .system(call: "authenticate", target: address, errno: ETIMEDOUT)
             }
             var byte: UInt8 = 0
-            let count = try SystemCall.retrying("read", address) { read(descriptor, &byte, 1) }
+            let count = try SystemCall.checked("read", address) { read(descriptor, &byte, 1) }
             guard count == 1 else { throw .system(call: "authenticate", target: address, errno: ECONNRESET) }
             line.append(byte)
         }
@@ -166,7 +167,7 @@ final class DBusConnection: Sendable {
     /// Waits up to `timeout` milliseconds for the socket to be readable, then drains it.
     func receive(timeout: Int32) throws(DeviceError) -> [DBusMessage] {
         var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard try SystemCall.retrying("poll", address, { poll(&waiting, 1, timeout) }) > 0 else { return [] }
+        guard try SystemCall.checked("poll", address, { poll(&waiting, 1, timeout) }) > 0 else { return [] }
         return try drain()
     }
 }

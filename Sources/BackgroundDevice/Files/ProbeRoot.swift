@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 
 /// The directory the probes read the machine from: `/` on a real machine, a temporary directory
@@ -52,7 +53,7 @@ public struct ProbeRoot: Sendable, Hashable, CustomStringConvertible {
         let full = resolve(relative)
         let descriptor: Int32
         do {
-            descriptor = try SystemCall.retrying("open", full) {
+            descriptor = try SystemCall.checked("open", full) {
                 open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             }
         } catch {
@@ -68,7 +69,7 @@ public struct ProbeRoot: Sendable, Hashable, CustomStringConvertible {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = try SystemCall.retrying("read", path) {
+            let count = try SystemCall.checked("read", path) {
                 chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             }
             if count == 0 { return bytes }

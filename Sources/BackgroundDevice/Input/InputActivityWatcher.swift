@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 import Synchronization
 
@@ -186,7 +187,7 @@ public final class InputActivityWatcher: DeviceWatcher {
         let path = root.resolve(Self.directory + "/" + name)
         let descriptor: Int32
         do {
-            descriptor = try SystemCall.retrying("open", path) {
+            descriptor = try SystemCall.checked("open", path) {
                 Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
             }
         } catch {

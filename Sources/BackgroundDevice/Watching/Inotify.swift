@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 
 /// An inotify instance (non-blocking, close-on-exec) and the events drained from it.
@@ -13,7 +14,7 @@ package final class Inotify: Sendable {
     package let descriptor: Int32
 
     package init() throws(DeviceError) {
-        descriptor = try SystemCall.retrying("inotify_init1", "inotify") {
+        descriptor = try SystemCall.checked("inotify_init1", "inotify") {
             inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         }
     }
@@ -26,7 +27,7 @@ package final class Inotify: Sendable {
     /// twice).
     @discardableResult
     package func watch(_ path: String, mask: UInt32) throws(DeviceError) -> Int32 {
-        try SystemCall.retrying("inotify_add_watch", path) { inotify_add_watch(descriptor, path, mask) }
+        try SystemCall.checked("inotify_add_watch", path) { inotify_add_watch(descriptor, path, mask) }
     }
 
     /// Every event queued now (until `EAGAIN`). `IN_Q_OVERFLOW` comes back as an event with
@@ -37,7 +38,7 @@ package final class Inotify: Sendable {
         while true {
             let count: Int
             do {
-                count = try SystemCall.retrying("read", "inotify") {
+                count = try SystemCall.checked("read", "inotify") {
                     buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
                 }
             } catch {

@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 
 /// Wakes when memory pressure crosses a ``PressureTrigger``: the trigger is written to the PSI
@@ -34,7 +35,7 @@ public final class MemoryPressureWatcher: DeviceWatcher {
     ///   a kernel booted with `psi=0`.
     public func start(_ handler: @escaping @Sendable (WatchEvent) -> Void) throws(DeviceError) {
         let path = self.path
-        let descriptor = try SystemCall.retrying("open", path) {
+        let descriptor = try SystemCall.checked("open", path) {
             open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         }
         let file = OwnedDescriptor(descriptor)

@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 
 /// A non-blocking netlink socket bound to multicast groups: rtnetlink for links and addresses,
@@ -21,7 +22,7 @@ final class NetlinkSocket: Sendable {
     init(family: Int32, groups: UInt32, name: String) throws(DeviceError) {
         self.name = name
         let socketType = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        descriptor = try SystemCall.retrying("socket(AF_NETLINK)", name) { socket(AF_NETLINK, socketType, family) }
+        descriptor = try SystemCall.checked("socket(AF_NETLINK)", name) { socket(AF_NETLINK, socketType, family) }
         // struct sockaddr_nl { sa_family_t nl_family; unsigned short nl_pad; __u32 nl_pid;
         // __u32 nl_groups; } (linux/netlink.h, which Glibc's Swift module does not export).
         var address: (UInt16, UInt16, UInt32, UInt32) = (UInt16(AF_NETLINK), 0, 0, groups)
@@ -48,7 +49,7 @@ final class NetlinkSocket: Sendable {
         while true {
             let count: Int
             do {
-                count = try SystemCall.retrying("recv", name) {
+                count = try SystemCall.checked("recv", name) {
                     buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
                 }
             } catch {

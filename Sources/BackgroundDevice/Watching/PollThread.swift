@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Glibc
 import Synchronization
 
@@ -62,7 +63,7 @@ package final class PollThread: Sendable {
         // created close-on-exec atomically, so a child spawned meanwhile never inherits it.
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        try SystemCall.retrying("socketpair", name) { socketpair(AF_UNIX, type, 0, &ends) }
+        try SystemCall.checked("socketpair", name) { socketpair(AF_UNIX, type, 0, &ends) }
         wake = ends[0]
         wakeWriter = ends[1]
     }
@@ -102,7 +103,7 @@ package final class PollThread: Sendable {
         }
         guard let thread else { return }
         var one: UInt8 = 1
-        _ = try? SystemCall.retrying("write", name) { Glibc.write(wakeWriter, &one, 1) }
+        _ = try? SystemCall.checked("write", name) { Glibc.write(wakeWriter, &one, 1) }
         _ = pthread_join(thread, nil)
     }
 

@@ -1,3 +1,4 @@
+import BackgroundPosix
 import BackgroundProtocol
 
 #if canImport(Glibc)

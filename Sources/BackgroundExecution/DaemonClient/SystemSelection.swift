@@ -1,4 +1,5 @@
 import BackgroundCore
+import BackgroundPaths
 import Foundation
 
 /// Which system `UIApplication.shared` connects to when nothing bootstrapped it: the
@@ -8,7 +9,7 @@ import Foundation
 /// |---|---|
 /// | unset | ``EmbeddedSystem/default``, unless the daemon started this process (`BACKGROUND_CONNECTION_FD` is set): then the daemon |
 /// | `embedded` | ``EmbeddedSystem/default`` |
-/// | `daemon` | a ``DaemonConnection``: the inherited socket (`BACKGROUND_CONNECTION_FD`), else the daemon's socket where `backgroundd` puts it (`$BACKGROUNDD_SOCKET`, `$XDG_RUNTIME_DIR/backgroundd/backgroundd.sock`, `<state>/run/backgroundd.sock`; as root `/run/backgroundd/backgroundd.sock`: ``DaemonPaths``) |
+/// | `daemon` | a ``DaemonConnection``: the inherited socket (`BACKGROUND_CONNECTION_FD`), else the daemon's socket where `backgroundd` puts it (`$BACKGROUNDD_SOCKET`, `$XDG_RUNTIME_DIR/backgroundd/backgroundd.sock`, `<state>/run/backgroundd.sock`; as root `/run/backgroundd/backgroundd.sock`: `DaemonPaths`) |
 ///
 /// The app's identity is `$BACKGROUND_APP` (the daemon sets it for the apps it starts), else
 /// `local.<process name>`, as the embedded system's.

@@ -1,4 +1,7 @@
+public import BackgroundControl
 import BackgroundCore
+import BackgroundPaths
+import BackgroundPosix
 import Foundation
 
 extension EmbeddedSystem {
@@ -14,7 +17,7 @@ extension EmbeddedSystem {
     /// equivalent for a running Linux process.
     ///
     /// - Parameter directory: The control directory; by default
-    ///   ``StateDirectories/controlDirectory(for:)`` of ``StateDirectories/current``.
+    ///   `StateDirectories.controlDirectory(for:)` of `StateDirectories.current`.
     /// - Throws: ``DebugChannelError`` naming the directory and what is wrong with it.
     public func acceptDebugCommands(in directory: URL? = nil) throws(DebugChannelError) {
         guard let path = directory?.path ?? StateDirectories.current.controlDirectory(for: app) else {

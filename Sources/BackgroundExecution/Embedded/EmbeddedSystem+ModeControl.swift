@@ -1,3 +1,4 @@
+import BackgroundControl
 import BackgroundCore
 import Foundation
 
@@ -22,7 +23,7 @@ extension EmbeddedSystem {
     }
 
     /// `bgctl push`: checks the payload, delivers it and says what became of it. A refused push
-    /// is a negative answer (``DebugReply/Outcome/notFound``, exit 1); a malformed payload is
+    /// is a negative answer (`DebugReply.Outcome.notFound`, exit 1); a malformed payload is
     /// rejected (exit 65).
     func push(_ json: String, json asked: Bool?) -> DebugReply {
         let payload: RemoteNotificationPayload

@@ -1,8 +1,9 @@
 public import BackgroundCore
+public import BackgroundReports
 public import Foundation
 
 extension EmbeddedSystem {
-    /// The report in its published JSON form (``TerminationReportDocument``, versioned, with
+    /// The report in its published JSON form (`TerminationReportDocument`, versioned, with
     /// a JSON Schema in `schemas/termination-report.schema.json`).
     public static func json(
         for report: TerminationReport,
@@ -15,9 +16,9 @@ extension EmbeddedSystem {
     /// Prints the report to standard error and writes `<app>-<incident>-<time>.txt` and `.json`
     /// into the reports directory. Failures to write are logged, never fatal.
     ///
-    /// The directory is reached without following links and must be this user's and not
-    /// writable by others (created `0700` when missing); the files are written atomically with
-    /// mode `0600` whatever the umask.
+    /// The files are the daemon's too (`TerminationReportFiles`, the one writer): the directory
+    /// is reached without following links and must be this user's and not writable by others
+    /// (created `0700` when missing); the files are written atomically with mode `0600`.
     func publish(_ report: TerminationReport) {
         let now = Date()
         let wallClock = ISO8601DateFormatter().string(from: now)
@@ -33,17 +34,18 @@ extension EmbeddedSystem {
         guard let directory = configuration.reportsDirectory else { return }
         let shown = ControlCharacters.escaped(directory.path)
         do {
-            let secure = try SecureDirectory.open(directory.path, access: .ownerWritable, creating: true)
-            let stamp = wallClock.replacingOccurrences(of: ":", with: "")
-            let bundle = report.app.bundleIdentifier.replacingOccurrences(of: "/", with: "%2F")
-            let base = "\(bundle)-\(report.incident)-\(stamp)"
-            try secure.writeAtomically(base + ".txt", Data(text.utf8))
-            let json = try Self.json(
-                for: report,
+            let document = TerminationReportDocument(
+                report,
                 date: now,
                 process: .init(name: process.processName, pid: Foundation.ProcessInfo.processInfo.processIdentifier)
             )
-            try secure.writeAtomically(base + ".json", json)
+            let base = try TerminationReportFiles.write(
+                text: text,
+                document: document,
+                for: report,
+                date: now,
+                in: directory.path
+            )
             configuration.logger.notice(
                 "termination report written to \(shown)/\(ControlCharacters.escaped(base)).{txt,json}"
             )

@@ -1,3 +1,4 @@
+import BackgroundControl
 import BackgroundCore
 import Foundation
 import Synchronization

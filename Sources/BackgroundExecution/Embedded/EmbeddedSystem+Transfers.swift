@@ -1,3 +1,4 @@
+import BackgroundControl
 public import BackgroundCore
 import Foundation
 

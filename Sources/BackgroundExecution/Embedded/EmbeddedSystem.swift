@@ -1,4 +1,5 @@
 public import BackgroundCore
+import BackgroundPaths
 public import Foundation
 public import Logging
 import Synchronization
@@ -161,7 +162,7 @@ public final class EmbeddedSystem: SystemConnection, RuntimeHost {
     /// The exit status after a watchdog termination: 70, `EX_SOFTWARE` in `sysexits.h`.
     public static let watchdogExitStatus: Int32 = 70
 
-    /// ``StateDirectories/reports`` of ``StateDirectories/current``: `$BACKGROUND_REPORTS_DIR`,
+    /// `StateDirectories.reports` of `StateDirectories.current`: `$BACKGROUND_REPORTS_DIR`,
     /// else `$XDG_STATE_HOME/background-execution/reports`, else
     /// `$HOME/.local/state/background-execution/reports` (relative values are ignored); nil when
     /// no usable home directory is known.

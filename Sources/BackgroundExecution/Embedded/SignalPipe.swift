@@ -1,3 +1,4 @@
+import BackgroundPosix
 import Foundation
 import Synchronization
 
@@ -36,7 +37,7 @@ enum SignalPipe {
     /// Calls `listener` (on a background queue) with the arrival time (`CLOCK_BOOTTIME`
     /// nanoseconds) each time `signal` arrives, from now on.
     ///
-    /// - Throws: ``SystemCallError`` if the pipe cannot be made or the handler installed
+    /// - Throws: `SystemCallError` if the pipe cannot be made or the handler installed
     ///   (`sigaction` refuses SIGKILL and SIGSTOP, for example).
     static func listen(
         to signal: Int32,

@@ -1,4 +1,5 @@
 import BackgroundExecution
+import BackgroundPosix
 import Foundation
 import Testing
 

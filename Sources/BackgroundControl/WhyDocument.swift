@@ -106,6 +106,12 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         public var kind: String
         /// Its `earliestBeginDate` as an ISO 8601 date, `nil` for "now".
         public var earliestBegin: String?
+
+        package init(identifier: String, kind: String, earliestBegin: String?) {
+            self.identifier = identifier
+            self.kind = kind
+            self.earliestBegin = earliestBegin
+        }
     }
 
     /// A running task.
@@ -116,6 +122,12 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         public var kind: String
         /// When it started, as an ISO 8601 date.
         public var since: String
+
+        package init(identifier: String, kind: String, since: String) {
+            self.identifier = identifier
+            self.kind = kind
+            self.since = since
+        }
     }
 
     /// The app.
@@ -134,4 +146,25 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     public var keptAwakeBy: HeldModeDocument?
     /// The device's conditions with their sources (absent from older apps' answers).
     public var device: [ConditionDocument]?
+
+    // The embedded system (BackgroundExecution) makes these; memberwise, as before the move.
+    package init(
+        app: AppID,
+        pid: Int32,
+        state: String,
+        pending: [Pending],
+        running: [Running],
+        modes: [HeldModeDocument]?,
+        keptAwakeBy: HeldModeDocument?,
+        device: [ConditionDocument]?
+    ) {
+        self.app = app
+        self.pid = pid
+        self.state = state
+        self.pending = pending
+        self.running = running
+        self.modes = modes
+        self.keptAwakeBy = keptAwakeBy
+        self.device = device
+    }
 }

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// The debugger hooks of iOS (`_simulateLaunchForTaskWithIdentifier:`) need a debugger
 /// attached to the app; here `bgctl` sends the command, as one JSON ``ControlFrame``, to the
-/// app's control socket (see ``EmbeddedSystem/acceptDebugCommands(in:)``). Requests come from
+/// app's control socket (see `EmbeddedSystem.acceptDebugCommands(in:)`). Requests come from
 /// another process, so they are bounded and validated.
 public struct DebugCommand: Codable, Sendable, Hashable {
     /// What to do.

@@ -1,4 +1,5 @@
 import BackgroundCore
+import BackgroundPosix
 import Foundation
 
 #if canImport(Glibc)

@@ -2,7 +2,7 @@ import BackgroundCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #endif
 
 /// A directory reached without following symbolic links and checked to belong to this user,

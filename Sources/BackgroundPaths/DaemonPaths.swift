@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
 /// Where the daemon keeps its files, from the environment (the XDG base directory specification

@@ -1,15 +1,18 @@
 import BackgroundCore
 
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #endif
 
-/// The system calls of the embedded edge, in one place, every result checked.
+/// The project's system calls, in one place, every result checked: the embedded system, the
+/// control channel, process control, the device probes and the daemon all call through here.
 ///
-/// In the style of swift-nio's `System.swift`: each wrapper retries `EINTR`, turns `-1` into a
-/// ``SystemCallError`` carrying the call's name and `errno`, and sets `O_CLOEXEC` on every
-/// descriptor it creates. Nothing else in the module calls these functions directly, so a
-/// reader checks one file to know that no result is ignored.
+/// In the style of swift-nio's `System.swift`: each wrapper retries `EINTR` (``retrying(_:_:_:)``
+/// is the one loop that does), turns `-1` into a ``SystemCallError`` carrying the call's name and
+/// `errno`, and sets `O_CLOEXEC` on every descriptor it creates. Modules add wrappers for calls
+/// only they make as extensions built on ``retrying(_:_:_:)`` (process control's `clone3` and
+/// `pidfd` calls, the probes' typed `DeviceError` form), so a reader checks this type to know
+/// that no result is ignored and no `EINTR` is mishandled.
 package enum SystemCall {
     /// Runs `body` until it does not fail with `EINTR`; `-1` becomes a ``SystemCallError``.
     @inline(__always)
@@ -137,7 +140,10 @@ package enum SystemCall {
                     try retrying("write") { Glibc.write(descriptor, rest.baseAddress, rest.count) }
                 }
             }
-            written += try result.get()
+            let count = try result.get()
+            // A write that takes nothing of a non-empty buffer would loop forever.
+            if count == 0 { throw SystemCallError(call: "write", code: EIO) }
+            written += count
         }
     }
 

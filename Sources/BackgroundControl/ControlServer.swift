@@ -1,6 +1,7 @@
 import BackgroundCore
+package import BackgroundPosix
 import Foundation
-import Synchronization
+package import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -84,10 +85,10 @@ package final class ControlServer: Sendable {
 
     /// The server of this process, if one was started: its socket is removed when the
     /// process exits through ``ProcessControl/exit(_:)``.
-    static let current = Mutex<ControlServer?>(nil)
+    package static let current = Mutex<ControlServer?>(nil)
 
     /// Removes this server's socket (at exit).
-    func removeSocket() {
+    package func removeSocket() {
         try? directory.removeSocket(socketName)
     }
 

@@ -1,3 +1,5 @@
+import BackgroundCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

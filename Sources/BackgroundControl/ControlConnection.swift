@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+package import BackgroundPosix
 import Glibc
 #endif
 
