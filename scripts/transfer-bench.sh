@@ -5,7 +5,8 @@
 #   scripts/transfer-bench.sh [.build/release] [runs]
 #
 # Rows: a 1 GiB download (seconds and peak resident memory, ours then curl, alternated `runs`
-# times), 1,000 small downloads at 6 connections (ours with httpMaximumConnectionsPerHost 6,
+# times), a 1 MiB download (seconds inside the process, and wall seconds with the process's
+# start, ours then curl, alternated `runs` times), 1,000 small downloads at 6 connections (ours with httpMaximumConnectionsPerHost 6,
 # curl --parallel --parallel-max 6), and a download killed with SIGKILL at 512 MiB then resumed
 # (bytes the server sent beyond the body's size). The load average is printed beside each run:
 # others may be building on the machine.
@@ -40,6 +41,21 @@ for run in $(seq "$RUNS"); do
     curl_line=$( { /usr/bin/time -f "rss %M" curl -s -o "$WORK/curl.out" -w "seconds %{time_total}\n" "$URL/big"; } 2>&1 | tr '\n' ' ')
     rm -f "$WORK/curl.out"
     echo "run $run load $l | ours: $ours | curl: $curl_line"
+done
+
+echo "== 1 MiB download (seconds inside the process; wall seconds incl. process start)"
+for run in $(seq "$RUNS"); do
+    rm -rf "$WORK/mib" && mkdir "$WORK/mib"
+    l=$(load)
+    start=$(date +%s.%N)
+    ours=$("$BIN/TransferBench" download "$URL/mib" "$WORK/mib")
+    ours_wall=$(echo "$(date +%s.%N) - $start" | bc)
+    rm -rf "$WORK/mib"
+    start=$(date +%s.%N)
+    curl_line=$(curl -s -o "$WORK/curl.mib" -w "seconds %{time_total}" "$URL/mib")
+    curl_wall=$(echo "$(date +%s.%N) - $start" | bc)
+    rm -f "$WORK/curl.mib"
+    echo "run $run load $l | ours: $ours wall $ours_wall | curl: $curl_line wall $curl_wall"
 done
 
 echo "== $SMALL small downloads (1 KiB each), 6 connections (wall seconds incl. process start)"

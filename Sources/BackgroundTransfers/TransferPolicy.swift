@@ -15,8 +15,16 @@ public struct TransferPolicy: Sendable, Hashable {
     public var maximumAttempts: Int = 12
     /// A checkpoint is written after at least this many new bytes…
     public var checkpointBytes: Int64 = 4 << 20
-    /// …or after this long, whichever comes first (with at least one new byte).
+    /// …or after this long, whichever comes first (with at least one new byte). A checkpoint is
+    /// written without `fsync`: the page cache outlives a killed process, so `kill -9` costs at
+    /// most the bytes since the last one.
     public var checkpointInterval: Duration = .seconds(1)
+    /// A download's partial file is `fsync`ed, on another thread, after at least this many new
+    /// bytes…
+    public var syncBytes: Int64 = 64 << 20
+    /// …or after this long, whichever comes first: what a power loss (or a reboot) can cost a
+    /// download, besides the checkpoint interval and the sync's own time (docs/transfers.md).
+    public var syncInterval: Duration = .seconds(5)
     /// The most header fields a response may have.
     public var maximumHeaderFields: Int = 100
     /// The most bytes a response's header fields may take, names and values together.

@@ -30,13 +30,23 @@ extension TransferRun {
         for transfer: TransferCheckpoint,
         deadline: NIODeadline
     ) async throws -> Answer {
+        try await send(request, for: transfer) { try await client.execute($0, deadline: deadline) }
+    }
+
+    /// ``send(_:for:deadline:)`` with each request sent by `execute` (a download reads its
+    /// responses' bodies on the event loop: ``DownloadStream``).
+    func send(
+        _ request: HTTPClientRequest,
+        for transfer: TransferCheckpoint,
+        execute: (HTTPClientRequest) async throws -> HTTPClientResponse
+    ) async throws -> Answer {
         guard var hop = await reach.origin(transfer.url) else {
-            return Answer(response: try await client.execute(request, deadline: deadline), url: transfer.url)
+            return Answer(response: try await execute(request), url: transfer.url)
         }
         var request = request
         var visited = [transfer.url]
         while true {
-            let response = try await client.execute(hop.prepared(request), deadline: deadline)
+            let response = try await execute(hop.prepared(request))
             guard let target = Self.redirectTarget(of: response, from: hop.url) else {
                 return Answer(response: response, url: hop.url)
             }

@@ -33,6 +33,15 @@ public struct TransferCheckpoint: Sendable, Hashable, Codable {
     public var partialFile: String?
     /// Bytes of the body received into `partialFile` and flushed to disk (downloads), or sent.
     public var bytesDone: Int64
+    /// For a download: how many of ``bytesDone`` were on the disk (`fsync`ed) when this
+    /// checkpoint was written; `nil` in checkpoints written before it was kept, whose bytes were
+    /// all synced. A checkpoint is written without `fsync` (the page cache outlives a killed
+    /// process): a restart within the boot that wrote it (``bootID``) resumes from ``bytesDone``,
+    /// one after a power loss or a reboot from these (docs/transfers.md, "checkpoints").
+    public var syncedBytes: Int64? = nil
+    /// The Linux boot the checkpoint was written in (`/proc/sys/kernel/random/boot_id`); `nil`
+    /// when unknown, which counts as another boot.
+    public var bootID: String? = nil
     /// The body's full length when the server said it.
     public var expectedLength: Int64?
     /// The resource's `ETag`, sent back in `If-Range` to resume.
@@ -197,10 +206,15 @@ public struct TransferOutcome: Sendable, Hashable, Codable {
 }
 
 extension TransferCheckpoint {
+    /// The longest ``bootID`` a stored row may name (a Linux boot ID has 36 characters).
+    public static let maximumBootIDBytes = 64
+
     /// Makes the counts lengths, as a checkpoint read back from a store must have them (a stored
     /// row is input, issue 25): a negative ``bytesDone`` becomes 0 (nothing is held: a download
-    /// starts over, an upload is sent again) and a negative ``expectedLength`` unknown. The engine
-    /// never writes either, so only a damaged or edited row changes.
+    /// starts over, an upload is sent again) and a negative ``expectedLength`` unknown;
+    /// ``syncedBytes`` is kept within `0...bytesDone` and a ``bootID`` longer than
+    /// ``maximumBootIDBytes`` is forgotten (another boot). The engine never writes any of these,
+    /// so only a damaged or edited row changes.
     ///
     /// ```swift
     /// var stored = checkpoint             // bytesDone -5, expectedLength -1 in the row
@@ -208,6 +222,8 @@ extension TransferCheckpoint {
     /// ```
     public mutating func clampCounts() {
         if bytesDone < 0 { bytesDone = 0 }
+        if let synced = syncedBytes { syncedBytes = min(max(0, synced), bytesDone) }
+        if let boot = bootID, boot.utf8.count > Self.maximumBootIDBytes { bootID = nil }
         if let length = expectedLength, length < 0 { expectedLength = nil }
     }
 }
