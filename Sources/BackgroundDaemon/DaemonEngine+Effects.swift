@@ -121,11 +121,7 @@ extension DaemonEngine {
     private func writeReport(_ report: TerminationReport, in state: inout State) {
         guard let path = configuration.reportsDirectory else { return }
         let date = Date(timeIntervalSince1970: wallClock.unixSeconds(of: report.at))
-        let stamp = ISO8601DateFormatter().string(from: date).replacingOccurrences(of: ":", with: "")
-        let bundle = report.app.bundleIdentifier.replacingOccurrences(of: "/", with: "%2F")
-        let base = "\(bundle)-\(report.incident)-\(stamp)"
         do {
-            let directory = try SecureDirectory.open(path, access: .ownerWritable, creating: true)
             let process = TerminationReport.ProcessInfo(
                 processName: report.app.bundleIdentifier,
                 wallClockTime: ISO8601DateFormatter().string(from: date)
@@ -134,8 +130,13 @@ extension DaemonEngine {
             let text = report.renderText(process: process) + Self.heldLocksSection(locks)
             var document = TerminationReportDocument(report, date: date)
             document.locksHeldAtSuspension = locks
-            try directory.writeAtomically(base + ".txt", Array(text.utf8))
-            try directory.writeAtomically(base + ".json", Array(try document.jsonData()))
+            let base = try TerminationReportFiles.write(
+                text: text,
+                document: document,
+                for: report,
+                date: date,
+                in: path
+            )
             state.reportsWritten.append(base)
             logger.notice("\(report.app): termination report \(ControlCharacters.escaped(path))/\(base).{txt,json}")
         } catch {
