@@ -32,9 +32,18 @@ struct ForegroundProcessTests {
                     ((try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? "").contains(text)
                 }
             }
-            _ = try daemon.bgctl(["open", Self.opened])
-            guard logged("launched active"), logged("didBecomeActive") else {
-                return ["the daemon did not open \(Self.opened)"]
+            let opening = try daemon.bgctl(["open", Self.opened])
+            // The app logs its state as it launches: inactive or already active, depending on
+            // whether its activation arrived first (UIKit launches inactive); what counts is that
+            // it became active, once (checked below). Waiting for "launched active" failed at load
+            // with "launched inactive", then "didBecomeActive".
+            guard logged("launched "), logged("didBecomeActive") else {
+                // What bgctl said and what the app logged tell which side did not get there.
+                let appLog = (try? String(contentsOfFile: daemon.log, encoding: .utf8)) ?? "(no log)"
+                return [
+                    "the daemon did not open \(Self.opened): bgctl daemon open exited \(opening.status)"
+                        + " (timed out: \(opening.timedOut)): \(opening.output) \(opening.error); the app's log: \(appLog)"
+                ]
             }
             let user = try APIAppProcess(
                 app: Self.started,
